@@ -1,0 +1,53 @@
+package io.basalt.bench;
+
+import java.nio.file.Path;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * JMH settings for every suite, in one place (benchmark classes carry no iteration or fork
+ * annotations). A full run is what {@code docs/benchmarks.md} quotes; a quick run only proves
+ * that every implementation and parameter still runs.
+ */
+final class BenchDefaults {
+
+    static final int FULL_FORKS = 2;
+    static final int FULL_WARMUP_ITERATIONS = 5;
+    static final TimeValue FULL_WARMUP_TIME = TimeValue.seconds(1);
+    static final int FULL_ITERATIONS = 5;
+    static final TimeValue FULL_ITERATION_TIME = TimeValue.seconds(1);
+
+    static final int QUICK_FORKS = 1;
+    static final int QUICK_WARMUP_ITERATIONS = 1;
+    static final TimeValue QUICK_WARMUP_TIME = TimeValue.milliseconds(200);
+    static final int QUICK_ITERATIONS = 2;
+    static final TimeValue QUICK_ITERATION_TIME = TimeValue.milliseconds(200);
+
+    /**
+     * Flags every forked benchmark JVM gets on top of the ones JMH copies from its parent (which
+     * the launcher starts with {@code --enable-native-access=ALL-UNNAMED}).
+     */
+    static final String[] JVM_ARGS = {"-Xms2g", "-Xmx2g"};
+
+    private BenchDefaults() {}
+
+    static ChainedOptionsBuilder options(Suite suite, boolean quick, int threads, Path json) {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(suite.includePattern())
+                .threads(threads)
+                .jvmArgsAppend(JVM_ARGS)
+                .shouldFailOnError(true)
+                .resultFormat(ResultFormatType.JSON)
+                .result(json.toString());
+        if (quick) {
+            return options.forks(QUICK_FORKS)
+                    .warmupIterations(QUICK_WARMUP_ITERATIONS).warmupTime(QUICK_WARMUP_TIME)
+                    .measurementIterations(QUICK_ITERATIONS).measurementTime(QUICK_ITERATION_TIME);
+        }
+        return options.forks(FULL_FORKS)
+                .warmupIterations(FULL_WARMUP_ITERATIONS).warmupTime(FULL_WARMUP_TIME)
+                .measurementIterations(FULL_ITERATIONS).measurementTime(FULL_ITERATION_TIME);
+    }
+}

@@ -1,0 +1,88 @@
+package io.basalt.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * Runs one {@link Suite}: JMH once per thread count of the suite, JMH's JSON for all of them in
+ * one file, then a table of the results and ratios on standard output. Started by
+ * {@code ./basalt bench NAME [--quick]}.
+ */
+@Command(name = "basalt bench", mixinStandardHelpOptions = true,
+        description = "Run one benchmark suite.")
+public final class BenchMain implements Callable<Integer> {
+
+    @Parameters(arity = "0..1", paramLabel = "NAME", description = "The suite to run.")
+    private String name;
+
+    @Option(names = "--quick", description = "One short fork: proves every implementation runs.")
+    private boolean quick;
+
+    @Option(names = "--list", description = "List the suites: name, seed, description (tab-separated).")
+    private boolean list;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Where to write JMH's JSON results.")
+    private Path out;
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new BenchMain());
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("basalt bench: " + e.getMessage());
+            return 1;
+        });
+        System.exit(cli.execute(args));
+    }
+
+    @Override
+    public Integer call() throws IOException, RunnerException {
+        PrintWriter stdout = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        if (list) {
+            for (Suite suite : Suite.values()) {
+                stdout.println(suite.suiteName() + "\t" + suite.seed() + "\t" + suite.description());
+            }
+            return 0;
+        }
+        if (name == null) {
+            throw new IllegalArgumentException("name a suite to run (--list shows them)");
+        }
+        Suite suite = Suite.named(name);
+        Path json = out != null ? out : Path.of("bench-results", suite.suiteName() + ".json");
+        Path dir = json.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+
+        List<ResultRow> rows = new ArrayList<>();
+        List<String> jsonParts = new ArrayList<>();
+        for (int threads : suite.threads()) {
+            Path part = Files.createTempFile(dir, suite.suiteName() + "-t" + threads + "-", ".json");
+            try {
+                Collection<RunResult> results =
+                        new Runner(BenchDefaults.options(suite, quick, threads, part).build()).run();
+                results.stream().map(ResultRow::of).forEach(rows::add);
+                jsonParts.add(Files.readString(part));
+            } finally {
+                Files.deleteIfExists(part);
+            }
+        }
+        Files.writeString(json, JmhJson.concat(jsonParts));
+
+        stdout.println();
+        stdout.println("Suite " + suite.suiteName() + (quick ? " (quick run: numbers are not for quoting)" : ""));
+        stdout.print(ResultTable.render(rows, Suite.BASELINE));
+        stdout.println("JMH JSON: " + json.toAbsolutePath());
+        return 0;
+    }
+}

@@ -1,0 +1,77 @@
+package io.basalt.bench;
+
+import io.basalt.bench.cells.CellCompareBenchmark;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The benchmark suites {@code ./basalt bench NAME} knows: one per seed experiment (see
+ * {@code shared/BENCHMARKING.md}), each a set of JMH classes whose {@code impl} parameter names the
+ * competitors, measured side by side in one run.
+ */
+public enum Suite {
+
+    CELLS("cells", "-", "cell key comparison: in place on the encoding vs decoding to objects first",
+            List.of(CellCompareBenchmark.class), new int[] {1});
+
+    /** The implementation every ratio is taken against. */
+    public static final String BASELINE = "basalt";
+
+    private final String suiteName;
+    private final String seed;
+    private final String description;
+    private final List<Class<?>> benchmarks;
+    private final int[] threads;
+
+    Suite(String suiteName, String seed, String description, List<Class<?>> benchmarks, int[] threads) {
+        this.suiteName = suiteName;
+        this.seed = seed;
+        this.description = description;
+        this.benchmarks = benchmarks;
+        this.threads = threads;
+    }
+
+    /** The name on the command line and of the result file. */
+    public String suiteName() {
+        return suiteName;
+    }
+
+    /** The seed document the suite reproduces, or "-". */
+    public String seed() {
+        return seed;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public List<Class<?>> benchmarks() {
+        return benchmarks;
+    }
+
+    /**
+     * The thread counts the suite runs at (the seed's grid); JMH takes one count per run, so the
+     * suite runs once per count and the results are merged.
+     */
+    public int[] threads() {
+        return threads.clone();
+    }
+
+    /** The JMH include pattern that selects exactly this suite's benchmarks. */
+    public String includePattern() {
+        return benchmarks.stream()
+                .map(c -> "^" + Pattern.quote(c.getName()) + "\\.")
+                .collect(Collectors.joining("|"));
+    }
+
+    /** The suite called {@code name}, or an error that lists the known ones. */
+    public static Suite named(String name) {
+        return Arrays.stream(values())
+                .filter(s -> s.suiteName.equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no benchmark suite '" + name + "'; known suites: "
+                        + Arrays.stream(values()).map(Suite::suiteName).collect(Collectors.joining(", "))));
+    }
+}

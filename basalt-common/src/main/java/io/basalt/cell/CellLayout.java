@@ -1,0 +1,313 @@
+package io.basalt.cell;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The binary encoding of one cell: the only place that knows its byte layout.
+ *
+ * <pre>
+ *  offset 0
+ *  +-----------+-------------+------------------------------ key ------------------------------+---------+
+ *  | keyLength | valueLength | rowLen | row      | famLen | family   | qualifier | ts    | type | value   |
+ *  | varint    | varint      | u16 BE | rowLen B | u8     | famLen B | (implied) | i64BE | u8   | valueLength B
+ *  +-----------+-------------+--------+----------+--------+----------+-----------+-------+------+---------+
+ *
+ *  qualifierLength = keyLength - (2 + rowLen + 1 + famLen + 8 + 1)
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>varint</b>: unsigned LEB128, seven bits per byte, low group first, high bit set on every
+ *       byte but the last; 1 to 5 bytes, at most {@link Integer#MAX_VALUE}, and in its shortest
+ *       form (a longer-than-needed encoding is rejected, so one cell has exactly one encoding).
+ *       Cells with keys and values under 128 bytes spend one byte on each length.</li>
+ *   <li><b>rowLen</b> 1..{@value Cell#MAX_ROW_LENGTH}; <b>famLen</b> 0..{@value Cell#MAX_FAMILY_LENGTH};
+ *       the qualifier length is not stored: it is what remains of the key.</li>
+ *   <li><b>ts</b> a non-negative signed 64-bit timestamp; <b>type</b> a {@link CellType} code.</li>
+ * </ul>
+ *
+ * <p>Comparing two encoded keys needs no decoding beyond the two varints: rows, families and
+ * qualifiers are compared in place (see {@link CellComparator#compareEncoded}). The layout has no
+ * version byte or checksum of its own: cells always travel inside a container (WAL record, SSTable
+ * block, RPC frame) that carries both.
+ */
+public final class CellLayout {
+
+    /** Big-endian two-byte field (row length). */
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** Big-endian eight-byte field (timestamp). */
+    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** Bytes of the row-length field. */
+    public static final int ROW_LENGTH_SIZE = 2;
+    /** Bytes of the family-length field. */
+    public static final int FAMILY_LENGTH_SIZE = 1;
+    /** Bytes of the timestamp and type that end every key. */
+    public static final int TIMESTAMP_TYPE_SIZE = 9;
+    /** Key bytes that are not row, family or qualifier. */
+    public static final int KEY_INFRASTRUCTURE_SIZE = ROW_LENGTH_SIZE + FAMILY_LENGTH_SIZE + TIMESTAMP_TYPE_SIZE;
+    /** The smallest key: a one-byte row, empty family and qualifier. */
+    public static final int MIN_KEY_LENGTH = KEY_INFRASTRUCTURE_SIZE + 1;
+    /** The largest key the limits allow. */
+    public static final int MAX_KEY_LENGTH =
+            KEY_INFRASTRUCTURE_SIZE + Cell.MAX_ROW_LENGTH + Cell.MAX_FAMILY_LENGTH + Cell.MAX_QUALIFIER_LENGTH;
+    /** The longest varint. */
+    public static final int MAX_VARINT_SIZE = 5;
+
+    private CellLayout() {}
+
+    // ---------------------------------------------------------------- varints
+
+    /** How many bytes {@code value} (non-negative) takes as a varint. */
+    public static int varintSize(int value) {
+        // 1 + floor(bitLength / 7), with 0 taking one byte.
+        return 1 + (31 - Integer.numberOfLeadingZeros(value | 1)) / 7;
+    }
+
+    /** Writes {@code value} (non-negative) as a varint at {@code offset}; returns the bytes written. */
+    public static int writeVarint(MemorySegment dst, long offset, int value) {
+        int n = 0;
+        while ((value & ~0x7F) != 0) {
+            dst.set(ValueLayout.JAVA_BYTE, offset + n++, (byte) ((value & 0x7F) | 0x80));
+            value >>>= 7;
+        }
+        dst.set(ValueLayout.JAVA_BYTE, offset + n++, (byte) value);
+        return n;
+    }
+
+    /**
+     * Reads a varint of a cell that was already validated: no checks beyond the segment's own
+     * bounds. Returns the value; its size is {@link #varintSize(int)} of it.
+     */
+    static int readTrustedVarint(MemorySegment src, long offset) {
+        byte b = src.get(ValueLayout.JAVA_BYTE, offset);
+        if (b >= 0) {
+            return b;
+        }
+        int value = b & 0x7F;
+        int shift = 7;
+        do {
+            b = src.get(ValueLayout.JAVA_BYTE, ++offset);
+            value |= (b & 0x7F) << shift;
+            shift += 7;
+        } while (b < 0);
+        return value;
+    }
+
+    /**
+     * Reads and checks a varint within {@code [offset, limit)}. Returns the value in the low 32
+     * bits and its size in the high 32 bits.
+     */
+    private static long readCheckedVarint(MemorySegment src, long cellStart, long offset, long limit, String field) {
+        long value = 0;
+        for (int i = 0; i < MAX_VARINT_SIZE; i++) {
+            if (offset + i >= limit) {
+                throw new MalformedCellException(cellStart, "truncated in the " + field + " field");
+            }
+            int b = src.get(ValueLayout.JAVA_BYTE, offset + i);
+            value |= (long) (b & 0x7F) << (7 * i);
+            if (b >= 0) {
+                if (i > 0 && b == 0) {
+                    throw new MalformedCellException(cellStart, field + " varint is not in its shortest form");
+                }
+                if (value > Integer.MAX_VALUE) {
+                    throw new MalformedCellException(cellStart, field + " " + value + " exceeds " + Integer.MAX_VALUE);
+                }
+                return ((long) (i + 1) << 32) | value;
+            }
+        }
+        throw new MalformedCellException(cellStart, field + " varint is longer than " + MAX_VARINT_SIZE + " bytes");
+    }
+
+    // ---------------------------------------------------------------- sizes
+
+    /** Key length of a cell with these component lengths. */
+    public static int keyLength(int rowLength, int familyLength, int qualifierLength) {
+        return KEY_INFRASTRUCTURE_SIZE + rowLength + familyLength + qualifierLength;
+    }
+
+    /** Total encoded length of a cell with this key and value length. */
+    public static long encodedLength(int keyLength, int valueLength) {
+        return (long) varintSize(keyLength) + varintSize(valueLength) + keyLength + valueLength;
+    }
+
+    /** Total encoded length of {@code cell}. */
+    public static long encodedLength(Cell cell) {
+        int keyLength = keyLength((int) cell.row().byteSize(), (int) cell.family().byteSize(),
+                (int) cell.qualifier().byteSize());
+        return encodedLength(keyLength, (int) cell.value().byteSize());
+    }
+
+    // ---------------------------------------------------------------- offsets (within a validated cell)
+
+    /** Offset of the first key byte (the row length) of the cell at {@code cellOffset}. */
+    public static long keyOffset(MemorySegment src, long cellOffset) {
+        int keyLength = readTrustedVarint(src, cellOffset);
+        int valueLength = readTrustedVarint(src, cellOffset + varintSize(keyLength));
+        return cellOffset + varintSize(keyLength) + varintSize(valueLength);
+    }
+
+    /** Row length stored at the start of a key. */
+    public static int rowLength(MemorySegment src, long keyOffset) {
+        return Short.toUnsignedInt(src.get(U16, keyOffset));
+    }
+
+    /** Offset of the row bytes in a key. */
+    public static long rowOffset(long keyOffset) {
+        return keyOffset + ROW_LENGTH_SIZE;
+    }
+
+    /** Offset of the family-length byte in a key with this row length. */
+    public static long familyLengthOffset(long keyOffset, int rowLength) {
+        return keyOffset + ROW_LENGTH_SIZE + rowLength;
+    }
+
+    /** Family length stored at {@code familyLengthOffset}. */
+    public static int familyLength(MemorySegment src, long familyLengthOffset) {
+        return Byte.toUnsignedInt(src.get(ValueLayout.JAVA_BYTE, familyLengthOffset));
+    }
+
+    /** Qualifier length implied by the other lengths. */
+    public static int qualifierLength(int keyLength, int rowLength, int familyLength) {
+        return keyLength - KEY_INFRASTRUCTURE_SIZE - rowLength - familyLength;
+    }
+
+    /** Offset of the timestamp in a key of this length. */
+    public static long timestampOffset(long keyOffset, int keyLength) {
+        return keyOffset + keyLength - TIMESTAMP_TYPE_SIZE;
+    }
+
+    /** Offset of the type byte in a key of this length. */
+    public static long typeOffset(long keyOffset, int keyLength) {
+        return keyOffset + keyLength - 1;
+    }
+
+    /** Timestamp stored at {@code timestampOffset}. */
+    public static long timestamp(MemorySegment src, long timestampOffset) {
+        return src.get(I64, timestampOffset);
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    /**
+     * Writes {@code cell} at {@code offset}; returns the bytes written ({@link #encodedLength(Cell)}).
+     *
+     * @throws IllegalArgumentException when the cell breaks a limit of {@link Cell}
+     * @throws IndexOutOfBoundsException when {@code dst} is too small
+     */
+    public static long write(Cell cell, MemorySegment dst, long offset) {
+        MemorySegment row = cell.row();
+        MemorySegment family = cell.family();
+        MemorySegment qualifier = cell.qualifier();
+        MemorySegment value = cell.value();
+        Cell.checkLimits(row.byteSize(), family.byteSize(), qualifier.byteSize(), cell.timestamp(), value.byteSize());
+        int rowLength = (int) row.byteSize();
+        int familyLength = (int) family.byteSize();
+        int keyLength = keyLength(rowLength, familyLength, (int) qualifier.byteSize());
+        int valueLength = (int) value.byteSize();
+        long total = encodedLength(keyLength, valueLength);
+        if (offset < 0 || offset + total > dst.byteSize()) {
+            throw new IndexOutOfBoundsException("cell of " + total + " bytes does not fit at offset " + offset
+                    + " of a " + dst.byteSize() + "-byte buffer");
+        }
+        long at = offset;
+        at += writeVarint(dst, at, keyLength);
+        at += writeVarint(dst, at, valueLength);
+        dst.set(U16, at, (short) rowLength);
+        at += ROW_LENGTH_SIZE;
+        MemorySegment.copy(row, 0, dst, at, rowLength);
+        at += rowLength;
+        dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
+        at += FAMILY_LENGTH_SIZE;
+        MemorySegment.copy(family, 0, dst, at, familyLength);
+        at += familyLength;
+        MemorySegment.copy(qualifier, 0, dst, at, qualifier.byteSize());
+        at += qualifier.byteSize();
+        dst.set(I64, at, cell.timestamp());
+        at += 8;
+        dst.set(ValueLayout.JAVA_BYTE, at, cell.type().code());
+        at += 1;
+        MemorySegment.copy(value, 0, dst, at, valueLength);
+        return total;
+    }
+
+    /** Encodes {@code cell} into a new array. */
+    public static byte[] encode(Cell cell) {
+        long length = encodedLength(cell);
+        if (length > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("cell of " + length + " bytes is too large for one array");
+        }
+        byte[] out = new byte[(int) length];
+        write(cell, MemorySegment.ofArray(out), 0);
+        return out;
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    /**
+     * Checks that a well-formed cell starts at {@code offset} and ends at or before {@code limit},
+     * and returns its encoded length. Every length is checked against the limits of {@link Cell}
+     * and against the bytes available before anything is read through it.
+     *
+     * @throws MalformedCellException naming the problem and the offset
+     */
+    public static long validate(MemorySegment src, long offset, long limit) {
+        if (offset < 0 || limit > src.byteSize() || offset > limit) {
+            throw new IndexOutOfBoundsException("range [" + offset + ", " + limit + ") is outside a "
+                    + src.byteSize() + "-byte buffer");
+        }
+        long keyVarint = readCheckedVarint(src, offset, offset, limit, "key length");
+        int keyLength = (int) keyVarint;
+        long at = offset + (keyVarint >>> 32);
+        long valueVarint = readCheckedVarint(src, offset, at, limit, "value length");
+        int valueLength = (int) valueVarint;
+        at += valueVarint >>> 32;
+        if (keyLength < MIN_KEY_LENGTH) {
+            throw new MalformedCellException(offset, "key length " + keyLength + " is below the minimum "
+                    + MIN_KEY_LENGTH);
+        }
+        if (keyLength > MAX_KEY_LENGTH) {
+            throw new MalformedCellException(offset, "key length " + keyLength + " exceeds the maximum "
+                    + MAX_KEY_LENGTH);
+        }
+        if (valueLength > Cell.MAX_VALUE_LENGTH) {
+            throw new MalformedCellException(offset, "value length " + valueLength + " exceeds the maximum "
+                    + Cell.MAX_VALUE_LENGTH);
+        }
+        long end = at + keyLength + valueLength;
+        if (end > limit) {
+            throw new MalformedCellException(offset, "truncated: the cell needs " + (end - offset)
+                    + " bytes but only " + (limit - offset) + " remain");
+        }
+        long keyOffset = at;
+        int rowLength = rowLength(src, keyOffset);
+        if (rowLength == 0 || rowLength > Cell.MAX_ROW_LENGTH) {
+            throw new MalformedCellException(offset, "row length " + rowLength + " is outside 1.."
+                    + Cell.MAX_ROW_LENGTH);
+        }
+        if (ROW_LENGTH_SIZE + rowLength + FAMILY_LENGTH_SIZE + TIMESTAMP_TYPE_SIZE > keyLength) {
+            throw new MalformedCellException(offset, "row length " + rowLength + " does not fit in a key of "
+                    + keyLength + " bytes");
+        }
+        int familyLength = familyLength(src, familyLengthOffset(keyOffset, rowLength));
+        int qualifierLength = qualifierLength(keyLength, rowLength, familyLength);
+        if (qualifierLength < 0) {
+            throw new MalformedCellException(offset, "family length " + familyLength + " does not fit in a key of "
+                    + keyLength + " bytes");
+        }
+        if (qualifierLength > Cell.MAX_QUALIFIER_LENGTH) {
+            throw new MalformedCellException(offset, "qualifier length " + qualifierLength + " exceeds the maximum "
+                    + Cell.MAX_QUALIFIER_LENGTH);
+        }
+        long timestamp = timestamp(src, timestampOffset(keyOffset, keyLength));
+        if (timestamp < 0) {
+            throw new MalformedCellException(offset, "timestamp " + timestamp + " is negative");
+        }
+        byte typeCode = src.get(ValueLayout.JAVA_BYTE, typeOffset(keyOffset, keyLength));
+        if (CellType.fromCode(typeCode) == null) {
+            throw new MalformedCellException(offset, "unknown cell type code " + Byte.toUnsignedInt(typeCode));
+        }
+        return end - offset;
+    }
+}

@@ -1,0 +1,139 @@
+package io.basalt.cell;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A cell read in place from its {@link CellLayout} encoding, in a heap array or any memory
+ * segment: construction validates and remembers where each component is; accessors slice, they
+ * never copy.
+ *
+ * <p>The view is only as stable as the memory under it: if the bytes change or the segment is
+ * released, the view reads whatever is there (or fails on a closed segment).
+ */
+public final class EncodedCell extends AbstractCell {
+
+    private final MemorySegment segment;
+    private final long offset;
+    private final long keyOffset;
+    private final int keyLength;
+    private final int valueLength;
+    private final int rowLength;
+    private final int familyLength;
+
+    private EncodedCell(MemorySegment segment, long offset, long keyOffset, int keyLength, int valueLength) {
+        this.segment = segment;
+        this.offset = offset;
+        this.keyOffset = keyOffset;
+        this.keyLength = keyLength;
+        this.valueLength = valueLength;
+        this.rowLength = CellLayout.rowLength(segment, keyOffset);
+        this.familyLength = CellLayout.familyLength(segment, CellLayout.familyLengthOffset(keyOffset, rowLength));
+    }
+
+    /**
+     * Reads the cell that starts at {@code offset} and must end by {@code limit}.
+     *
+     * @throws MalformedCellException when the bytes are not a well-formed cell
+     */
+    public static EncodedCell decode(MemorySegment segment, long offset, long limit) {
+        CellLayout.validate(segment, offset, limit);
+        int keyLength = CellLayout.readTrustedVarint(segment, offset);
+        int keyVarintSize = CellLayout.varintSize(keyLength);
+        int valueLength = CellLayout.readTrustedVarint(segment, offset + keyVarintSize);
+        long keyOffset = offset + keyVarintSize + CellLayout.varintSize(valueLength);
+        return new EncodedCell(segment, offset, keyOffset, keyLength, valueLength);
+    }
+
+    /** Reads the cell at {@code offset}, which may use the rest of the segment. */
+    public static EncodedCell decode(MemorySegment segment, long offset) {
+        return decode(segment, offset, segment.byteSize());
+    }
+
+    /** Reads the cell at {@code offset} of a heap array, which may use the rest of the array. */
+    public static EncodedCell decode(byte[] bytes, int offset) {
+        return decode(MemorySegment.ofArray(bytes), offset);
+    }
+
+    /** Reads the cell at {@code offset} of a heap array, which must end by {@code limit}. */
+    public static EncodedCell decode(byte[] bytes, int offset, int limit) {
+        return decode(MemorySegment.ofArray(bytes), offset, limit);
+    }
+
+    /** The segment this view reads. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** Where the encoding starts in {@link #segment()}. */
+    public long offset() {
+        return offset;
+    }
+
+    /** Bytes of the whole encoding, from {@link #offset()}. */
+    public long encodedLength() {
+        return keyOffset - offset + keyLength + valueLength;
+    }
+
+    long keyOffset() {
+        return keyOffset;
+    }
+
+    int keyLength() {
+        return keyLength;
+    }
+
+    int rowLength() {
+        return rowLength;
+    }
+
+    int familyLength() {
+        return familyLength;
+    }
+
+    long rowOffset() {
+        return CellLayout.rowOffset(keyOffset);
+    }
+
+    long familyOffset() {
+        return CellLayout.familyLengthOffset(keyOffset, rowLength) + CellLayout.FAMILY_LENGTH_SIZE;
+    }
+
+    long qualifierOffset() {
+        return familyOffset() + familyLength;
+    }
+
+    int qualifierLength() {
+        return CellLayout.qualifierLength(keyLength, rowLength, familyLength);
+    }
+
+    @Override
+    public MemorySegment row() {
+        return segment.asSlice(rowOffset(), rowLength);
+    }
+
+    @Override
+    public MemorySegment family() {
+        return segment.asSlice(familyOffset(), familyLength);
+    }
+
+    @Override
+    public MemorySegment qualifier() {
+        return segment.asSlice(qualifierOffset(), qualifierLength());
+    }
+
+    @Override
+    public long timestamp() {
+        return CellLayout.timestamp(segment, CellLayout.timestampOffset(keyOffset, keyLength));
+    }
+
+    @Override
+    public CellType type() {
+        return CellType.fromCode(segment.get(ValueLayout.JAVA_BYTE, CellLayout.typeOffset(keyOffset, keyLength)));
+    }
+
+    @Override
+    public MemorySegment value() {
+        return segment.asSlice(keyOffset + keyLength, valueLength);
+    }
+}

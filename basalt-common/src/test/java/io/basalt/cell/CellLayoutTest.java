@@ -1,0 +1,242 @@
+package io.basalt.cell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+class CellLayoutTest {
+
+    @Provide
+    Arbitrary<Cell> cells() {
+        return CellArbitraries.cells();
+    }
+
+    @Property
+    void roundTripsThroughAHeapArrayAtAnyOffset(@ForAll("cells") Cell cell,
+                                                 @ForAll @IntRange(max = 17) int before,
+                                                 @ForAll @IntRange(max = 17) int after) {
+        byte[] encoded = CellLayout.encode(cell);
+        byte[] framed = new byte[before + encoded.length + after];
+        Arrays.fill(framed, (byte) 0xA5);
+        System.arraycopy(encoded, 0, framed, before, encoded.length);
+
+        EncodedCell decoded = EncodedCell.decode(framed, before);
+
+        assertThat(decoded).isEqualTo(cell);
+        assertThat(decoded.hashCode()).isEqualTo(cell.hashCode());
+        assertThat(decoded.encodedLength()).isEqualTo(encoded.length).isEqualTo(CellLayout.encodedLength(cell));
+        assertThat(decoded.rowBytes()).isEqualTo(cell.rowBytes());
+        assertThat(decoded.familyBytes()).isEqualTo(cell.familyBytes());
+        assertThat(decoded.qualifierBytes()).isEqualTo(cell.qualifierBytes());
+        assertThat(decoded.valueBytes()).isEqualTo(cell.valueBytes());
+        assertThat(decoded.timestamp()).isEqualTo(cell.timestamp());
+        assertThat(decoded.type()).isEqualTo(cell.type());
+    }
+
+    @Property
+    void roundTripsThroughOffHeapMemoryWithoutCopying(@ForAll("cells") Cell cell) {
+        try (Arena arena = Arena.ofConfined()) {
+            long length = CellLayout.encodedLength(cell);
+            MemorySegment segment = arena.allocate(length + 3);
+            assertThat(CellLayout.write(cell, segment, 3)).isEqualTo(length);
+
+            EncodedCell decoded = EncodedCell.decode(segment, 3);
+
+            assertThat(decoded).isEqualTo(cell);
+            assertThat(decoded.value().address()).isEqualTo(segment.address() + 3 + length - cell.value().byteSize());
+            assertThat(decoded.segment()).isSameAs(segment);
+        }
+    }
+
+    @Property
+    void everyTruncationIsRejectedAsMalformed(@ForAll("cells") Cell cell) {
+        byte[] encoded = CellLayout.encode(cell);
+        MemorySegment segment = MemorySegment.ofArray(encoded);
+        for (int cut = 0; cut < encoded.length; cut++) {
+            int limit = cut;
+            assertThatThrownBy(() -> CellLayout.validate(segment, 0, limit))
+                    .as("truncated to %d of %d bytes", cut, encoded.length)
+                    .isInstanceOf(MalformedCellException.class)
+                    .hasMessageContaining("offset 0");
+        }
+    }
+
+    @Property(tries = 3000)
+    void randomBytesAreMalformedOrAnExactCell(@ForAll @Size(max = 64) byte[] bytes) {
+        assertMalformedOrExact(bytes);
+    }
+
+    @Property(tries = 3000)
+    void mutatedEncodingsAreMalformedOrAnExactCell(@ForAll("cells") Cell cell,
+                                                    @ForAll("mutations") int[] positionsAndValues) {
+        byte[] encoded = CellLayout.encode(cell);
+        for (int i = 0; i + 1 < positionsAndValues.length; i += 2) {
+            encoded[Math.floorMod(positionsAndValues[i], encoded.length)] = (byte) positionsAndValues[i + 1];
+        }
+        assertMalformedOrExact(encoded);
+    }
+
+    @Property(tries = 2000)
+    void forgedLengthFieldsAreMalformedOrAnExactCell(@ForAll("cells") Cell cell,
+                                                     @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int keyLength,
+                                                     @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int valueLength) {
+        byte[] original = CellLayout.encode(cell);
+        EncodedCell parsed = EncodedCell.decode(original, 0);
+        long keyStart = parsed.keyOffset();
+        byte[] forged = new byte[10 + original.length];
+        MemorySegment out = MemorySegment.ofArray(forged);
+        int at = CellLayout.writeVarint(out, 0, keyLength);
+        at += CellLayout.writeVarint(out, at, valueLength);
+        System.arraycopy(original, (int) keyStart, forged, at, original.length - (int) keyStart);
+        assertMalformedOrExact(Arrays.copyOf(forged, at + original.length - (int) keyStart));
+    }
+
+    @Provide
+    Arbitrary<int[]> mutations() {
+        return Arbitraries.integers().between(0, 255).array(int[].class).ofMinSize(2).ofMaxSize(8);
+    }
+
+    /**
+     * The decoder's contract on arbitrary input: it either names a problem with
+     * {@link MalformedCellException}, or the cell it read re-encodes to exactly the bytes it
+     * consumed (so it read no garbage and invented nothing).
+     */
+    private static void assertMalformedOrExact(byte[] bytes) {
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        Throwable thrown = catchThrowable(() -> CellLayout.validate(segment, 0, bytes.length));
+        if (thrown != null) {
+            assertThat(thrown).isInstanceOf(MalformedCellException.class);
+            assertThat(((MalformedCellException) thrown).offset()).isZero();
+            return;
+        }
+        EncodedCell cell = EncodedCell.decode(bytes, 0);
+        Cell copy = Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(),
+                cell.type(), cell.valueBytes());
+        assertThat(CellLayout.encode(copy)).isEqualTo(Arrays.copyOf(bytes, (int) cell.encodedLength()));
+    }
+
+    @Property
+    void varintSizeMatchesWhatIsWritten(@ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int value) {
+        byte[] out = new byte[5];
+        int written = CellLayout.writeVarint(MemorySegment.ofArray(out), 0, value);
+        assertThat(written).isEqualTo(CellLayout.varintSize(value));
+        assertThat(CellLayout.readTrustedVarint(MemorySegment.ofArray(out), 0)).isEqualTo(value);
+    }
+
+    @Example
+    void varintBoundaries() {
+        assertThat(CellLayout.varintSize(0)).isEqualTo(1);
+        assertThat(CellLayout.varintSize(127)).isEqualTo(1);
+        assertThat(CellLayout.varintSize(128)).isEqualTo(2);
+        assertThat(CellLayout.varintSize(16_383)).isEqualTo(2);
+        assertThat(CellLayout.varintSize(16_384)).isEqualTo(3);
+        assertThat(CellLayout.varintSize(Integer.MAX_VALUE)).isEqualTo(5);
+    }
+
+    @Example
+    void smallCellCostsOneByteForEachLength() {
+        Cell cell = Cell.put("r", "f", "q", 1, "v");
+        // 2 varints + (2 + 1 row + 1 + 1 family + 1 qualifier + 8 + 1) key + 1 value
+        assertThat(CellLayout.encode(cell)).hasSize(2 + 15 + 1);
+    }
+
+    @Example
+    void nonCanonicalVarintIsRejected() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        byte[] padded = new byte[encoded.length + 1];
+        padded[0] = (byte) (encoded[0] | 0x80);
+        padded[1] = 0;
+        System.arraycopy(encoded, 1, padded, 2, encoded.length - 1);
+        assertThatThrownBy(() -> CellLayout.validate(MemorySegment.ofArray(padded), 0, padded.length))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("key length varint is not in its shortest form");
+    }
+
+    @Example
+    void sixByteVarintIsRejected() {
+        byte[] bytes = {(byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x01};
+        assertThatThrownBy(() -> CellLayout.validate(MemorySegment.ofArray(bytes), 0, bytes.length))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("longer than 5 bytes");
+    }
+
+    @Example
+    void varintAboveIntRangeIsRejected() {
+        byte[] bytes = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F, 0, 0, 0};
+        assertThatThrownBy(() -> CellLayout.validate(MemorySegment.ofArray(bytes), 0, bytes.length))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("key length 4294967295 exceeds 2147483647");
+    }
+
+    @Example
+    void unknownTypeCodeIsRejected() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        encoded[encoded.length - 2] = 5;
+        assertThatThrownBy(() -> EncodedCell.decode(encoded, 0))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("unknown cell type code 5");
+    }
+
+    @Example
+    void negativeTimestampIsRejected() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        encoded[encoded.length - 10] = (byte) 0x80;
+        assertThatThrownBy(() -> EncodedCell.decode(encoded, 0))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("timestamp")
+                .hasMessageContaining("is negative");
+    }
+
+    @Example
+    void emptyRowIsRejectedOnTheWire() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        encoded[2] = 0;
+        encoded[3] = 0;
+        assertThatThrownBy(() -> EncodedCell.decode(encoded, 0))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("row length 0 is outside 1..32767");
+    }
+
+    @Example
+    void familyLongerThanTheKeyIsRejected() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        encoded[5] = (byte) 200;
+        assertThatThrownBy(() -> EncodedCell.decode(encoded, 0))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("family length 200 does not fit in a key of 15 bytes");
+    }
+
+    @Example
+    void errorNamesTheOffsetOfTheCellInItsBuffer() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        byte[] framed = new byte[100 + encoded.length - 1];
+        System.arraycopy(encoded, 0, framed, 100, encoded.length - 1);
+        assertThatThrownBy(() -> EncodedCell.decode(framed, 100))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageStartingWith("malformed cell at offset 100: truncated")
+                .extracting(e -> ((MalformedCellException) e).offset()).isEqualTo(100L);
+    }
+
+    @Example
+    void writingIntoTooSmallABufferSaysSo() {
+        Cell cell = Cell.put("row", "f", "q", 1, "value");
+        MemorySegment small = MemorySegment.ofArray(new byte[5]);
+        assertThatThrownBy(() -> CellLayout.write(cell, small, 0))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("does not fit at offset 0 of a 5-byte buffer");
+        assertThat(small.toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+    }
+}
