@@ -1,0 +1,107 @@
+package io.basalt.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+class BasaltCliTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cli = BasaltCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void versionNamesBasaltAndTheJavaRuntime() {
+        assertThat(run("version")).isZero();
+        assertThat(out.toString()).startsWith("Basalt " + BasaltCli.version())
+                .contains("Java " + Runtime.version());
+        assertThat(BasaltCli.version()).isNotEqualTo("unknown").doesNotContain("${");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"version", "test", "bench"})
+    void everyCommandHasHelp(String command) {
+        assertThat(run(command, "--help")).isZero();
+        assertThat(out.toString()).startsWith("Usage: basalt " + command);
+    }
+
+    @Test
+    void noCommandPrintsTheUsage() {
+        assertThat(run()).isZero();
+        assertThat(out.toString()).startsWith("Usage: basalt").contains("test").contains("bench").contains("version");
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        assertThat(run("frobnicate")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unmatched argument at index 0: 'frobnicate'");
+    }
+
+    @Test
+    void benchWithoutASuiteFailsWithOneLine() {
+        assertThat(run("bench")).isEqualTo(1);
+        assertThat(err.toString().strip())
+                .isEqualTo("basalt bench: name a suite to run (basalt bench --list shows them)");
+    }
+
+    @Test
+    void testCommandMapsItsOptionsToMaven() {
+        TestCommand command = new TestCommand();
+        new CommandLine(command).parseArgs("--module", "basalt-common", "--test", "CellTest", "--unit");
+
+        assertThat(command.mavenCommand("mvn")).containsExactly("mvn", "-B", "-ntp", "-pl", "basalt-common", "-am",
+                "-Dtest=CellTest", "-Dit.test=CellTest", "-Dsurefire.failIfNoSpecifiedTests=false",
+                "-Dfailsafe.failIfNoSpecifiedTests=false", "-DskipITs", "verify");
+    }
+
+    @Test
+    void testCommandRunsEverythingByDefault() {
+        TestCommand command = new TestCommand();
+        new CommandLine(command).parseArgs();
+
+        assertThat(command.mavenCommand("/opt/mvn")).containsExactly("/opt/mvn", "-B", "-ntp", "verify");
+    }
+
+    @Test
+    void benchRunsTheSuiteInItsOwnJvmAndWritesTheJsonUnderBenchResults(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("basalt-bench/target/classes"));
+        Files.createDirectories(root.resolve("basalt-bench/target/lib"));
+        BenchCommand command = new BenchCommand();
+        new CommandLine(command).parseArgs("cells", "--quick");
+
+        List<String> java = command.javaCommand(root);
+
+        assertThat(java.getFirst()).endsWith("/bin/java");
+        assertThat(java).containsSubsequence(BenchCommand.MAIN, "cells", "--out",
+                root.resolve("bench-results/cells.json").toString(), "--quick");
+        assertThat(java.get(java.indexOf("-cp") + 1))
+                .contains(root.resolve("basalt-bench/target/classes").toString())
+                .contains(root.resolve("basalt-bench/target/lib").resolve("*").toString());
+    }
+
+    @Test
+    void benchSaysSoWhenTheBenchmarksAreNotBuilt(@TempDir Path root) {
+        BenchCommand command = new BenchCommand();
+        new CommandLine(command).parseArgs("cells");
+
+        assertThatThrownBy(() -> command.javaCommand(root))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the benchmarks are not built");
+    }
+}
