@@ -47,8 +47,10 @@ final class BenchCommand implements Callable<Integer> {
                     + " has no classes/ and lib/); run ./basalt again to build them");
         }
         String classPath = bench.resolve("classes") + java.io.File.pathSeparator + bench.resolve("lib").resolve("*");
+        // JMH forks inherit these flags. JMH reads fields through sun.misc.Unsafe, which JDK 25
+        // warns about on every fork unless told it is allowed.
         List<String> command = new ArrayList<>(List.of(SourceTree.java(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", classPath, MAIN));
+                "--sun-misc-unsafe-memory-access=allow", "-cp", classPath, MAIN));
         if (list) {
             command.add("--list");
         } else {
