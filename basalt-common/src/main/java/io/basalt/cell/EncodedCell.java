@@ -79,6 +79,14 @@ public final class EncodedCell extends AbstractCell {
         return keyOffset;
     }
 
+    /**
+     * The encoded key, {@code rowLen .. type} as {@link CellLayout} lays it out: what sorted
+     * files store and compare. A view, not a copy.
+     */
+    public MemorySegment key() {
+        return segment.asSlice(keyOffset, keyLength);
+    }
+
     int keyLength() {
         return keyLength;
     }

@@ -1,0 +1,398 @@
+package io.basalt.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link AsyncTable} does, whatever is behind it: each implementation's module extends
+ * this class with a way to connect (the embedded store, the network client), and every test runs
+ * against each.
+ */
+public abstract class AsyncTableContract {
+
+    protected static final byte[] F = utf8("f");
+    protected static final byte[] G = utf8("g");
+
+    protected Connection connection;
+    protected AsyncTable table;
+
+    /** A connection to a fresh, empty store. */
+    protected abstract Connection connect() throws Exception;
+
+    @BeforeEach
+    void createTable() throws Exception {
+        connection = connect();
+        await(connection.admin().createTable(new TableDescriptor("t", List.of(
+                FamilyDescriptor.of("f").withMaxVersions(3), FamilyDescriptor.of("g")))));
+        table = connection.table("t");
+    }
+
+    @AfterEach
+    void closeConnection() {
+        if (connection != null) {
+            connection.close();
+        }
+    }
+
+    protected static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    protected static String str(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    protected static <T> T await(CompletableFuture<T> future) throws Exception {
+        try {
+            return future.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    protected void put(String row, String family, String qualifier, long ts, String value) throws Exception {
+        await(table.put(new Put(utf8(row)).addColumn(utf8(family), utf8(qualifier), ts, utf8(value))));
+    }
+
+    protected String value(String row, String family, String qualifier) throws Exception {
+        return str(await(table.get(Get.of(row))).value(family, qualifier));
+    }
+
+    protected List<String> rows(Scan scan) throws Exception {
+        List<String> rows = new ArrayList<>();
+        for (Result r : await(table.scanAll(scan))) {
+            rows.add(str(r.row()));
+        }
+        return rows;
+    }
+
+    // ------------------------------------------------------------------ put and get
+
+    @Test
+    void getReturnsWhatWasPut() throws Exception {
+        await(table.put(Put.of("r1").addColumn("f", "a", "1").addColumn("g", "b", "2")));
+
+        Result result = await(table.get(Get.of("r1")));
+
+        assertThat(str(result.row())).isEqualTo("r1");
+        assertThat(str(result.value("f", "a"))).isEqualTo("1");
+        assertThat(str(result.value("g", "b"))).isEqualTo("2");
+        assertThat(result.cells()).extracting(c -> str(c.familyBytes()) + ":" + str(c.qualifierBytes()))
+                .containsExactly("f:a", "g:b");
+    }
+
+    @Test
+    void getOfAMissingRowIsEmpty() throws Exception {
+        Result result = await(table.get(Get.of("nope")));
+        assertThat(result.isEmpty()).isTrue();
+        assertThat(result.row()).isNull();
+    }
+
+    @Test
+    void putWithoutTimestampGetsTheStoresClock() throws Exception {
+        long before = System.currentTimeMillis();
+        await(table.put(Put.of("r").addColumn("f", "a", "v")));
+        long ts = await(table.get(Get.of("r"))).cells().getFirst().timestamp();
+        assertThat(ts).isBetween(before - 1000, System.currentTimeMillis() + 1000);
+    }
+
+    @Test
+    void laterWriteOfTheSameVersionWins() throws Exception {
+        put("r", "f", "a", 5, "old");
+        put("r", "f", "a", 5, "new");
+        assertThat(value("r", "f", "a")).isEqualTo("new");
+        assertThat(await(table.get(Get.of("r").readAllVersions())).cells()).hasSize(1);
+    }
+
+    @Test
+    void getSelectsFamiliesAndColumns() throws Exception {
+        await(table.put(Put.of("r").addColumn("f", "a", "1").addColumn("f", "b", "2").addColumn("g", "c", "3")));
+
+        assertThat(await(table.get(Get.of("r").addFamily(G))).cells()).extracting(c -> str(c.valueBytes()))
+                .containsExactly("3");
+        assertThat(await(table.get(Get.of("r").addColumn(F, utf8("b")))).cells()).extracting(c -> str(c.valueBytes()))
+                .containsExactly("2");
+    }
+
+    @Test
+    void versionsAreNewestFirstAndBoundedByTheFamily() throws Exception {
+        for (int ts = 1; ts <= 5; ts++) {
+            put("r", "f", "a", ts, "v" + ts);
+        }
+        Result all = await(table.get(Get.of("r").readAllVersions()));
+        assertThat(all.cells()).extracting(Cell::timestamp).containsExactly(5L, 4L, 3L);
+        assertThat(await(table.get(Get.of("r").readVersions(2))).cells()).extracting(Cell::timestamp)
+                .containsExactly(5L, 4L);
+        assertThat(value("r", "f", "a")).isEqualTo("v5");
+    }
+
+    @Test
+    void timeRangeSelectsVersions() throws Exception {
+        for (int ts = 1; ts <= 3; ts++) {
+            put("r", "f", "a", ts, "v" + ts);
+        }
+        Result result = await(table.get(Get.of("r").setTimeRange(new TimeRange(1, 3)).readAllVersions()));
+        assertThat(result.cells()).extracting(Cell::timestamp).containsExactly(2L, 1L);
+    }
+
+    // ------------------------------------------------------------------ deletes
+
+    @Test
+    void deleteOfOneVersionLeavesTheOthers() throws Exception {
+        put("r", "f", "a", 1, "v1");
+        put("r", "f", "a", 2, "v2");
+        await(table.delete(Delete.of("r").addColumn(F, utf8("a"), 2)));
+        assertThat(value("r", "f", "a")).isEqualTo("v1");
+    }
+
+    @Test
+    void deleteOfTheLatestVersionFindsIt() throws Exception {
+        put("r", "f", "a", 1, "v1");
+        put("r", "f", "a", 2, "v2");
+        await(table.delete(Delete.of("r").addColumn(F, utf8("a"))));
+        assertThat(value("r", "f", "a")).isEqualTo("v1");
+    }
+
+    @Test
+    void deleteColumnRemovesEveryVersionAtOrBelowItsTimestamp() throws Exception {
+        put("r", "f", "a", 1, "v1");
+        put("r", "f", "a", 2, "v2");
+        put("r", "f", "a", 3, "v3");
+        await(table.delete(new Delete(utf8("r"), 2).addColumns(F, utf8("a"))));
+        assertThat(await(table.get(Get.of("r").readAllVersions())).cells()).extracting(Cell::timestamp)
+                .containsExactly(3L);
+    }
+
+    @Test
+    void deleteFamilyRemovesOnlyThatFamily() throws Exception {
+        await(table.put(Put.of("r").addColumn("f", "a", "1").addColumn("g", "b", "2")));
+        await(table.delete(Delete.of("r").addFamily(F)));
+        Result result = await(table.get(Get.of("r")));
+        assertThat(result.cells()).extracting(c -> str(c.familyBytes())).containsExactly("g");
+    }
+
+    @Test
+    void deleteOfTheWholeRowRemovesEverything() throws Exception {
+        await(table.put(Put.of("r").addColumn("f", "a", "1").addColumn("g", "b", "2")));
+        await(table.put(Put.of("other").addColumn("f", "a", "1")));
+        await(table.delete(Delete.of("r")));
+        assertThat(await(table.get(Get.of("r"))).isEmpty()).isTrue();
+        assertThat(value("other", "f", "a")).isEqualTo("1");
+    }
+
+    @Test
+    void putAfterADeleteIsVisibleEvenWithAnOlderTimestamp() throws Exception {
+        put("r", "f", "a", 10, "old");
+        await(table.delete(new Delete(utf8("r"), 20).addColumns(F, utf8("a"))));
+        put("r", "f", "a", 5, "rewritten");
+        assertThat(value("r", "f", "a")).isEqualTo("rewritten");
+    }
+
+    // ------------------------------------------------------------------ batch, check-and-mutate, increment
+
+    @Test
+    void batchGivesEachMutationItsOwnOutcome() throws Exception {
+        List<Mutation> mutations = List.of(
+                Put.of("a").addColumn("f", "q", "1"),
+                new Put(utf8("b")).addColumn(utf8("nosuch"), utf8("q"), utf8("x")),
+                Increment.of("c").addColumn(F, utf8("n"), 5));
+        List<CompletableFuture<Object>> futures = table.batch(mutations);
+
+        assertThat(futures).hasSize(3);
+        assertThat(await(futures.get(0))).isNull();
+        assertThatThrownBy(() -> await(futures.get(1))).isInstanceOf(NoSuchFamilyException.class)
+                .hasMessageContaining("nosuch");
+        assertThat(Increment.decode(((Result) await(futures.get(2))).cells().getFirst().value())).isEqualTo(5);
+        assertThat(value("a", "f", "q")).isEqualTo("1");
+        assertThat(await(table.get(Get.of("b"))).isEmpty()).isTrue();
+    }
+
+    @Test
+    void checkAndMutateAppliesOnlyWhenTheValueMatches() throws Exception {
+        put("r", "f", "a", 1, "expected");
+        CheckAndMutate wrong = CheckAndMutate.onRow(utf8("r")).ifEquals(F, utf8("a"), utf8("other"))
+                .then(Put.of("r").addColumn("f", "b", "no"));
+        CheckAndMutate right = CheckAndMutate.onRow(utf8("r")).ifEquals(F, utf8("a"), utf8("expected"))
+                .then(Put.of("r").addColumn("f", "b", "yes"), Delete.of("r").addColumns(F, utf8("a")));
+
+        assertThat(await(table.checkAndMutate(wrong))).isFalse();
+        assertThat(value("r", "f", "b")).isNull();
+        assertThat(await(table.checkAndMutate(right))).isTrue();
+        assertThat(value("r", "f", "b")).isEqualTo("yes");
+        assertThat(value("r", "f", "a")).isNull();
+    }
+
+    @Test
+    void checkAndMutateOnAbsenceActsOnce() throws Exception {
+        CheckAndMutate create = CheckAndMutate.onRow(utf8("r")).ifAbsent(F, utf8("lock"))
+                .then(Put.of("r").addColumn("f", "lock", "mine"));
+        assertThat(await(table.checkAndMutate(create))).isTrue();
+        assertThat(await(table.checkAndMutate(create))).isFalse();
+    }
+
+    @Test
+    void incrementsAddUpAndStartFromZero() throws Exception {
+        Result first = await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 2)));
+        assertThat(Increment.decode(first.cells().getFirst().value())).isEqualTo(2);
+        await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 40)));
+        assertThat(Increment.decode(await(table.get(Get.of("c"))).latest(F, utf8("n")).value())).isEqualTo(42);
+    }
+
+    @Test
+    void incrementOfANonCounterFailsAndChangesNothing() throws Exception {
+        put("c", "f", "n", 1, "text");
+        assertThatThrownBy(() -> await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 1))))
+                .isInstanceOf(BasaltException.class).hasMessageContaining("is not a counter");
+        assertThat(value("c", "f", "n")).isEqualTo("text");
+    }
+
+    // ------------------------------------------------------------------ scans
+
+    private void fiveRows() throws Exception {
+        for (String row : List.of("a", "b", "c", "d", "e")) {
+            await(table.put(Put.of(row).addColumn("f", "q", row.toUpperCase())));
+        }
+    }
+
+    @Test
+    void scanReturnsRowsInOrderWithinItsBounds() throws Exception {
+        fiveRows();
+        assertThat(rows(new Scan())).containsExactly("a", "b", "c", "d", "e");
+        assertThat(rows(new Scan().withStartRow(utf8("b")).withStopRow(utf8("d")))).containsExactly("b", "c");
+        assertThat(rows(new Scan().withStartRow(utf8("b"), false).withStopRow(utf8("d"), true)))
+                .containsExactly("c", "d");
+    }
+
+    @Test
+    void reversedScanRunsFromStartDownToStop() throws Exception {
+        fiveRows();
+        assertThat(rows(new Scan().setReversed(true))).containsExactly("e", "d", "c", "b", "a");
+        assertThat(rows(new Scan().setReversed(true).withStartRow(utf8("d")).withStopRow(utf8("b"))))
+                .containsExactly("d", "c");
+        assertThat(rows(new Scan().setReversed(true).withStartRow(utf8("d"), false).withStopRow(utf8("b"), true)))
+                .containsExactly("c", "b");
+    }
+
+    @Test
+    void scanLimitStopsAfterThatManyRows() throws Exception {
+        fiveRows();
+        assertThat(rows(new Scan().setLimit(2))).containsExactly("a", "b");
+        assertThat(rows(new Scan().setReversed(true).setLimit(2))).containsExactly("e", "d");
+    }
+
+    @Test
+    void scanSkipsDeletedRowsAndSelectsColumns() throws Exception {
+        fiveRows();
+        await(table.put(Put.of("c").addColumn("g", "x", "gx")));
+        await(table.delete(Delete.of("b")));
+        assertThat(rows(new Scan())).containsExactly("a", "c", "d", "e");
+        assertThat(rows(new Scan().addFamily(G))).containsExactly("c");
+    }
+
+    @Test
+    void scannerIteratesAndCloses() throws Exception {
+        fiveRows();
+        List<String> seen = new ArrayList<>();
+        try (ResultScanner scanner = table.scanner(new Scan().withStartRow(utf8("c")))) {
+            for (Result r : scanner) {
+                seen.add(str(r.row()));
+            }
+        }
+        assertThat(seen).containsExactly("c", "d", "e");
+    }
+
+    @Test
+    void scannerSeesOneSnapshotWhileWritesGoOn() throws Exception {
+        fiveRows();
+        try (ResultScanner scanner = table.scanner(new Scan())) {
+            assertThat(str(scanner.next().row())).isEqualTo("a");
+            await(table.put(Put.of("bb").addColumn("f", "q", "new")));
+            await(table.delete(Delete.of("d")));
+            List<String> rest = new ArrayList<>();
+            for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                rest.add(str(r.row()));
+            }
+            assertThat(rest).containsExactly("b", "c", "d", "e");
+        }
+        assertThat(rows(new Scan())).containsExactly("a", "b", "bb", "c", "e");
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    @Test
+    void unknownTableIsNamed() {
+        assertThatThrownBy(() -> await(connection.table("missing").get(Get.of("r"))))
+                .isInstanceOf(TableNotFoundException.class).hasMessage("table 'missing' does not exist");
+    }
+
+    @Test
+    void unknownFamilyIsNamedAndNothingIsWritten() throws Exception {
+        Put put = Put.of("r").addColumn("f", "a", "1").addColumn("nosuch", "b", "2");
+        assertThatThrownBy(() -> await(table.put(put))).isInstanceOf(NoSuchFamilyException.class)
+                .hasMessage("table 't' has no column family 'nosuch'");
+        assertThat(await(table.get(Get.of("r"))).isEmpty()).isTrue();
+    }
+
+    @Test
+    void creatingATableTwiceFails() {
+        assertThatThrownBy(() -> await(connection.admin().createTable(TableDescriptor.of("t", "f"))))
+                .isInstanceOf(TableExistsException.class).hasMessage("table 't' already exists");
+    }
+
+    @Test
+    void droppedTableIsGoneAndItsNameReusable() throws Exception {
+        await(table.put(Put.of("r").addColumn("f", "a", "1")));
+        await(connection.admin().dropTable("t"));
+        assertThatThrownBy(() -> await(table.get(Get.of("r")))).isInstanceOf(TableNotFoundException.class);
+        await(connection.admin().createTable(TableDescriptor.of("t", "f")));
+        assertThat(await(connection.table("t").get(Get.of("r"))).isEmpty()).isTrue();
+    }
+
+    @Test
+    void adminListsAndDescribesTables() throws Exception {
+        await(connection.admin().createTable(TableDescriptor.of("a-first", "x")));
+        assertThat(await(connection.admin().listTables())).extracting(TableDescriptor::name)
+                .containsExactly("a-first", "t");
+        TableDescriptor t = await(connection.admin().describeTable("t"));
+        assertThat(t.family("f")).get().extracting(FamilyDescriptor::maxVersions).isEqualTo(3);
+    }
+
+    @Test
+    void emptyRowIsRejectedBeforeAnythingIsSent() {
+        assertThatThrownBy(() -> new Put(Bytes.EMPTY)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("row is 0 bytes");
+    }
+
+    @Test
+    void dataSurvivesFlushAndCompaction() throws Exception {
+        fiveRows();
+        await(connection.admin().flush("t"));
+        put("a", "f", "q", 1, "older");
+        await(table.delete(Delete.of("c")));
+        await(connection.admin().flush("t"));
+        await(connection.admin().compact("t"));
+        assertThat(rows(new Scan())).containsExactly("a", "b", "d", "e");
+        assertThat(value("a", "f", "q")).isEqualTo("A");
+    }
+
+    /** Unwraps what {@link CompletableFuture#join()} would wrap, for tests that use join. */
+    protected static Throwable cause(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+}

@@ -1,0 +1,147 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.client.FamilyDescriptor;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Merges some SSTables of one family into one, dropping what no reader can see any more:
+ * masked and expired cells, versions beyond the family's limit, and (when every file of the family
+ * takes part) the delete markers themselves. What is dropped is decided by {@link Visibility} at
+ * the smallest read point of any open scanner, so no open scan loses a cell it could still return.
+ *
+ * <p><b>Why size-tiered.</b> Basalt keeps one key range per table and flushes whole memtables,
+ * so files of one family overlap in key range; merging files of similar size (a tier) bounds the
+ * write amplification to about log(total/flush size) rewrites of each cell, against leveled
+ * compaction's ~10 rewrites per level, at the cost of more files per read, which the bloom
+ * filters and the file-count stall bound. Write-heavy wide-column workloads (HBase's default
+ * exploring policy is also size-based) favour that trade.
+ */
+final class Compaction {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Compaction.class);
+    /** Files in a tier are within this factor of the tier's smallest. */
+    static final double TIER_RATIO = 2.0;
+    /** Most files merged at once, so one compaction stays bounded. */
+    static final int MAX_INPUTS = 10;
+
+    private final Store store;
+    private final Region region;
+    private final FamilyDescriptor family;
+    private final List<SSTableReader> inputs;
+    private final boolean allFiles;
+
+    Compaction(Store store, Region region, FamilyDescriptor family, List<SSTableReader> inputs, boolean allFiles) {
+        this.store = store;
+        this.region = region;
+        this.family = family;
+        this.inputs = List.copyOf(inputs);
+        this.allFiles = allFiles;
+    }
+
+    /**
+     * The files to merge: the largest group of files of similar size with at least
+     * {@code trigger} members, or nothing.
+     */
+    static List<SSTableReader> select(List<SSTableReader> files, int trigger) {
+        if (files.size() < trigger) {
+            return List.of();
+        }
+        List<SSTableReader> bySize = new ArrayList<>(files);
+        bySize.sort(Comparator.comparingLong(SSTableReader::fileSize));
+        List<SSTableReader> best = List.of();
+        for (int start = 0; start < bySize.size(); start++) {
+            long smallest = Math.max(1, bySize.get(start).fileSize());
+            int end = start;
+            while (end + 1 < bySize.size() && end + 1 - start < MAX_INPUTS
+                    && bySize.get(end + 1).fileSize() <= smallest * TIER_RATIO) {
+                end++;
+            }
+            if (end - start + 1 > best.size()) {
+                best = bySize.subList(start, end + 1);
+            }
+        }
+        if (best.size() >= trigger) {
+            return List.copyOf(best);
+        }
+        // No tier is full but the family has too many files: merge the smallest ones.
+        return files.size() >= trigger * 2 ? List.copyOf(bySize.subList(0, Math.min(MAX_INPUTS, bySize.size())))
+                : List.of();
+    }
+
+    void run() throws IOException {
+        for (SSTableReader input : inputs) {
+            if (!input.retain()) {
+                throw new IllegalStateException(input + " was closed while a compaction selected it");
+            }
+        }
+        long readPoint = store.readPoints().smallest();
+        long now = store.clock().getAsLong();
+        long expected = inputs.stream().mapToLong(SSTableReader::entries).sum();
+        long number = store.manifest().reserveFileNumber();
+        Path path = store.sstablePath(region.id(), family.name(), number);
+        Files.createDirectories(path.getParent());
+        long kept = 0;
+        long dropped = 0;
+        SSTableReader output = null;
+        List<InternalIterator> sources = new ArrayList<>();
+        inputs.forEach(f -> sources.add(f.newIterator()));
+        try (SSTableWriter writer = new SSTableWriter(path, family, expected);
+             MergingIterator merged = new MergingIterator(sources)) {
+            Visibility visibility = new Visibility(readPoint, family, now, true);
+            MemorySegment row = null;
+            while (merged.valid()) {
+                Cell cell = merged.cell();
+                if (row == null || Bytes.compare(cell.row(), row) != 0) {
+                    row = MemorySegment.ofArray(cell.rowBytes());
+                    visibility.reset();
+                }
+                Visibility.Verdict verdict = visibility.judge(cell, merged.sequence());
+                boolean keep = switch (verdict) {
+                    case LIVE, FUTURE -> true;
+                    case MARKER -> !allFiles;
+                    case DROP -> false;
+                };
+                if (keep) {
+                    writer.add(cell, merged.sequence());
+                    kept++;
+                } else {
+                    dropped++;
+                }
+                merged.next();
+            }
+            List<ManifestEdit.Change> changes = new ArrayList<>();
+            if (kept > 0) {
+                SSTableWriter.Info info = writer.finish();
+                Fsync.directory(path.getParent());
+                output = SSTableReader.open(number, path, store.blockCache());
+                changes.add(new ManifestEdit.AddFile(region.id(), family.name(), new ManifestEdit.FileMeta(number,
+                        info.fileSize(), info.entries(), info.maxSequence(), info.firstKey(), info.lastKey())));
+            }
+            for (SSTableReader input : inputs) {
+                changes.add(new ManifestEdit.RemoveFile(region.id(), family.name(), input.fileNumber()));
+            }
+            changes.add(new ManifestEdit.NextFile(store.manifest().nextFileNumber()));
+            store.manifest().apply(new ManifestEdit(changes));
+        } catch (IOException | RuntimeException e) {
+            if (output != null) {
+                output.release();
+            }
+            throw e;
+        } finally {
+            inputs.forEach(SSTableReader::release);
+        }
+        region.compacted(family.name(), inputs, output);
+        LOG.debug("Compacted {} files of {}:{} into {} ({} cells kept, {} dropped)", inputs.size(), region.name(),
+                family.name(), output == null ? "nothing" : path.getFileName(), kept, dropped);
+    }
+}

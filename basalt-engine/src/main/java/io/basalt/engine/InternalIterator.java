@@ -1,0 +1,29 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+
+/**
+ * A sorted source of cells with their sequence numbers: a memtable, an SSTable, or a merge of
+ * them. Entries come in cell order; equal cells (same key, different writes) newest sequence first.
+ *
+ * <p>Not thread-safe. {@link #close()} releases what the iterator pins (SSTable blocks).
+ */
+interface InternalIterator extends AutoCloseable {
+
+    /** True while the iterator is on an entry. */
+    boolean valid();
+
+    /** The current cell; valid until the next call to {@link #next()} or {@link #seek}. */
+    Cell cell();
+
+    /** The sequence number of the write that stored the current cell. */
+    long sequence();
+
+    void next();
+
+    /** Positions on the first entry at or after {@code key} in cell order. */
+    void seek(Cell key);
+
+    @Override
+    default void close() {}
+}

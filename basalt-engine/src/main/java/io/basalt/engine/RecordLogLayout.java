@@ -1,0 +1,173 @@
+package io.basalt.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * The framing shared by the write-ahead log segments and the manifest: a file header, then
+ * checksummed length-prefixed records. The only place that knows these offsets.
+ *
+ * <pre>
+ *  file header (16 bytes)
+ *  +-----------+-------------+-----------+--------------------+--------------+
+ *  | magic u32 | version u16 | flags u16 | header crc32c u32  | reserved u32 |
+ *  +-----------+-------------+-----------+--------------------+--------------+
+ *    crc covers bytes 0..7; flags and reserved are 0 in version 1
+ *
+ *  record (8 + length bytes), repeated to the end of the file
+ *  +------------+------------+---------------------+
+ *  | length u32 | crc32c u32 | payload (length B)  |
+ *  +------------+------------+---------------------+
+ *    crc covers the 4 length bytes and the payload; 1 <= length <= MAX_RECORD_LENGTH
+ * </pre>
+ *
+ * All integers big-endian. What a payload holds is up to the file kind: {@link WalRecordLayout}
+ * for log segments, {@link ManifestEdit} for the manifest.
+ *
+ * <p><b>Torn tail or damage?</b> A process killed mid-append leaves a last record that is short
+ * or fails its checksum, followed by nothing valid. {@link #scan} treats a bad record as the end
+ * of the file when no valid record can be found anywhere after it, and as damage otherwise: a
+ * crash can only tear the end, so anything valid after a bad record means the bad one was
+ * corrupted, not torn.
+ */
+final class RecordLogLayout {
+
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    static final int HEADER_SIZE = 16;
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 4;
+    static final int FLAGS_OFFSET = 6;
+    static final int HEADER_CRC_OFFSET = 8;
+
+    static final int RECORD_HEADER_SIZE = 8;
+    static final int LENGTH_OFFSET = 0;
+    static final int CRC_OFFSET = 4;
+    /** Largest payload: bounds what a damaged length can make a reader allocate. */
+    static final int MAX_RECORD_LENGTH = 256 * 1024 * 1024;
+
+    static final short VERSION = 1;
+
+    private RecordLogLayout() {}
+
+    /** The 16 header bytes of a file of this kind. */
+    static byte[] header(int magic) {
+        byte[] bytes = new byte[HEADER_SIZE];
+        MemorySegment h = MemorySegment.ofArray(bytes);
+        h.set(U32, MAGIC_OFFSET, magic);
+        h.set(U16, VERSION_OFFSET, VERSION);
+        h.set(U16, FLAGS_OFFSET, (short) 0);
+        h.set(U32, HEADER_CRC_OFFSET, crc(h, 0, 8));
+        return bytes;
+    }
+
+    /** Checks a file header; returns normally when it is valid for this kind. */
+    static void checkHeader(MemorySegment file, int magic, java.nio.file.Path path) {
+        if (file.byteSize() < HEADER_SIZE) {
+            throw new CorruptFileException(path, 0, "file of " + file.byteSize() + " bytes is shorter than its "
+                    + HEADER_SIZE + "-byte header");
+        }
+        int crc = file.get(U32, HEADER_CRC_OFFSET);
+        if (crc != crc(file, 0, 8)) {
+            throw new CorruptFileException(path, 0, "header checksum mismatch");
+        }
+        int found = file.get(U32, MAGIC_OFFSET);
+        if (found != magic) {
+            throw new CorruptFileException(path, 0, String.format("magic 0x%08X is not 0x%08X", found, magic));
+        }
+        short version = file.get(U16, VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new CorruptFileException(path, VERSION_OFFSET, "format version " + version
+                    + " is not supported (this build reads version " + VERSION + ")");
+        }
+    }
+
+    /** Frames {@code payload[0, length)} into {@code out} at {@code offset}; returns bytes written. */
+    static int frame(byte[] payload, int length, MemorySegment out, long offset) {
+        out.set(U32, offset + LENGTH_OFFSET, length);
+        MemorySegment.copy(MemorySegment.ofArray(payload), 0, out, offset + RECORD_HEADER_SIZE, length);
+        out.set(U32, offset + CRC_OFFSET, recordCrc(out, offset, length));
+        return RECORD_HEADER_SIZE + length;
+    }
+
+    /** crc32c over the length field and the payload of the record at {@code offset}. */
+    static int recordCrc(MemorySegment file, long offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(file.asSlice(offset + LENGTH_OFFSET, 4).asByteBuffer());
+        crc.update(file.asSlice(offset + RECORD_HEADER_SIZE, length).asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    static int crc(MemorySegment bytes, long offset, long length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes.asSlice(offset, length).asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    /** A record found by {@link #scan}: where its payload is. */
+    interface RecordConsumer {
+        void accept(long recordOffset, MemorySegment payload);
+    }
+
+    /** How a scan ended. */
+    record ScanEnd(long validEnd, boolean torn, long damageOffset, String damage) {
+        boolean damaged() {
+            return damage != null;
+        }
+    }
+
+    /**
+     * Reads records from {@code from} (the first is at {@link #HEADER_SIZE}) on, handing each valid
+     * one to {@code consumer}, and stops at the end, at a torn tail, or at the first damaged record.
+     */
+    static ScanEnd scan(MemorySegment file, long from, RecordConsumer consumer) {
+        long at = from;
+        long size = file.byteSize();
+        while (at < size) {
+            String problem = problemAt(file, at);
+            if (problem != null) {
+                if (nextValidRecord(file, at + 1) < 0) {
+                    return new ScanEnd(at, true, at, null);
+                }
+                return new ScanEnd(at, false, at, problem);
+            }
+            int length = file.get(U32, at + LENGTH_OFFSET);
+            consumer.accept(at, file.asSlice(at + RECORD_HEADER_SIZE, length));
+            at += RECORD_HEADER_SIZE + length;
+        }
+        return new ScanEnd(at, false, -1, null);
+    }
+
+    /** Why the record at {@code at} is not valid, or {@code null} when it is. */
+    static String problemAt(MemorySegment file, long at) {
+        long remaining = file.byteSize() - at;
+        if (remaining < RECORD_HEADER_SIZE) {
+            return "record header truncated (" + remaining + " bytes left)";
+        }
+        int length = file.get(U32, at + LENGTH_OFFSET);
+        if (length <= 0 || length > MAX_RECORD_LENGTH) {
+            return "record length " + Integer.toUnsignedString(length) + " is outside 1.." + MAX_RECORD_LENGTH;
+        }
+        if (length > remaining - RECORD_HEADER_SIZE) {
+            return "record of " + length + " bytes runs past the end of the file";
+        }
+        if (file.get(U32, at + CRC_OFFSET) != recordCrc(file, at, length)) {
+            return "record checksum mismatch";
+        }
+        return null;
+    }
+
+    /** The offset of the first valid record at or after {@code from}, or -1. */
+    static long nextValidRecord(MemorySegment file, long from) {
+        for (long at = from; at + RECORD_HEADER_SIZE < file.byteSize(); at++) {
+            if (problemAt(file, at) == null) {
+                return at;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,406 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import io.basalt.client.BasaltException;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Delete;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.NoSuchFamilyException;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TableNotFoundException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+
+/**
+ * One table's data and its write and read paths. (One region per table for now; splitting tables
+ * into key ranges comes with scale-out.)
+ *
+ * <p><b>Write path.</b> Under the table's read lock and the row's write lock: stamp timestamps,
+ * resolve deletes and increments against the row's current state, append one record to the
+ * write-ahead log (which assigns the sequence number and registers the write with MVCC), and
+ * insert the cells into the active memtable. Then the locks go; the caller's future completes when
+ * the log says the record is durable and MVCC has made the write visible. Holding the row lock
+ * only for the in-memory part is what lets writers of other rows, and later writers of this row,
+ * share one {@code fsync} (the same split HBase makes between append and sync).
+ *
+ * <p><b>Read path.</b> Register a read point, capture the current {@link View} and read it with a
+ * {@link RegionScanner}. Views are immutable; flushes and compactions publish new ones.
+ */
+final class Region {
+
+    private final int id;
+    private final TableDescriptor descriptor;
+    private final Map<String, FamilyDescriptor> families = new LinkedHashMap<>();
+    private final Store store;
+    private final Object viewLock = new Object();
+    private volatile View view;
+    private volatile boolean dropped;
+    /** Held by whoever flushes this region, so flushes of one region run one at a time. */
+    final Object flushLock = new Object();
+    /** Held by whoever compacts this region. */
+    final Object compactionLock = new Object();
+
+    Region(int id, TableDescriptor descriptor, Store store, Map<String, List<SSTableReader>> files) {
+        this.id = id;
+        this.descriptor = descriptor;
+        this.store = store;
+        descriptor.families().forEach(f -> families.put(f.name(), f));
+        Map<String, List<SSTableReader>> all = new LinkedHashMap<>();
+        descriptor.families().forEach(f -> all.put(f.name(), files.getOrDefault(f.name(), List.of())));
+        this.view = new View(new MemTable(), List.of(), all);
+    }
+
+    int id() {
+        return id;
+    }
+
+    TableDescriptor descriptor() {
+        return descriptor;
+    }
+
+    String name() {
+        return descriptor.name();
+    }
+
+    View view() {
+        return view;
+    }
+
+    FamilyDescriptor family(String name) {
+        return families.get(name);
+    }
+
+    /** Replays a logged write into the active memtable (store opening only). */
+    void replay(List<Cell> cells, long sequence) {
+        MemTable active = view.active();
+        for (Cell cell : cells) {
+            active.add(cell, sequence);
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Applies one mutation; completes with {@code null}, or the new values of an increment. */
+    CompletableFuture<Object> mutate(Mutation mutation) {
+        return apply(mutation.row(), List.of(mutation), null);
+    }
+
+    /** Applies the mutations when the condition holds; completes with whether they were. */
+    CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
+        return apply(check.row(), check.mutations(), check).thenApply(applied -> (Boolean) applied);
+    }
+
+    private CompletableFuture<Object> apply(byte[] row, List<Mutation> mutations, CheckAndMutate check) {
+        try {
+            checkOpen();
+            for (Mutation mutation : mutations) {
+                checkFamilies(mutation);
+            }
+            store.awaitWriteRoom(this);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Object outcome = null;
+        WriteAheadLog.Appended appended;
+        MemTable target;
+        try (RegionLocks.Lease _ = store.locks().lockRow(id, row)) {
+            checkOpen();
+            long now = store.clock().getAsLong();
+            if (check != null && !conditionHolds(check)) {
+                return CompletableFuture.completedFuture(Boolean.FALSE);
+            }
+            List<Cell> cells = new ArrayList<>();
+            for (Mutation mutation : mutations) {
+                Object result = resolve(mutation, now, cells);
+                if (mutation instanceof Increment) {
+                    outcome = result;
+                }
+            }
+            if (check != null) {
+                outcome = Boolean.TRUE;
+            }
+            if (cells.isEmpty()) {
+                return CompletableFuture.completedFuture(outcome);
+            }
+            appended = store.wal().append(id, cells);
+            target = view.active();
+            for (Cell cell : cells) {
+                target.add(cell, appended.sequence());
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (target.bytes() >= store.options().memtableFlushSize()) {
+            store.requestFlush(this);
+        }
+        Object result = outcome;
+        CompletableFuture<Object> done = new CompletableFuture<>();
+        appended.durable().whenComplete((ignored, failure) -> {
+            if (failure == null) {
+                store.mvcc().complete(appended.write());
+                store.callbacks().execute(() -> done.complete(result));
+            } else {
+                store.callbacks().execute(() -> done.completeExceptionally(failure));
+            }
+        });
+        return done;
+    }
+
+    private void checkOpen() {
+        if (dropped) {
+            throw new TableNotFoundException(descriptor.name());
+        }
+        store.checkWritable();
+    }
+
+    private void checkFamilies(Mutation mutation) {
+        for (Cell cell : mutation.cells()) {
+            String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!families.containsKey(family)) {
+                throw new NoSuchFamilyException(descriptor.name(), family);
+            }
+        }
+    }
+
+    /**
+     * Turns a mutation into the cells to log, with final timestamps; returns an increment's new
+     * values. Runs under the row lock, reading the row's newest state.
+     */
+    private Object resolve(Mutation mutation, long now, List<Cell> out) {
+        switch (mutation) {
+            case Put put -> {
+                for (Cell cell : put.cells()) {
+                    out.add(stamp(cell, now));
+                }
+                return null;
+            }
+            case Delete delete -> {
+                if (delete.isWholeRow()) {
+                    long ts = delete.timestamp() == Mutation.LATEST_TIMESTAMP ? now : delete.timestamp();
+                    for (String family : families.keySet()) {
+                        out.add(Cell.of(delete.row(), Bytes.utf8(family), Bytes.EMPTY, ts, CellType.DELETE_FAMILY,
+                                Bytes.EMPTY));
+                    }
+                    return null;
+                }
+                for (Cell cell : delete.cells()) {
+                    if (cell.type() == CellType.DELETE && cell.timestamp() == Mutation.LATEST_TIMESTAMP) {
+                        Cell latest = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
+                        if (latest != null) {
+                            out.add(Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(),
+                                    latest.timestamp(), CellType.DELETE, Bytes.EMPTY));
+                        }
+                    } else {
+                        out.add(stamp(cell, now));
+                    }
+                }
+                return null;
+            }
+            case Increment increment -> {
+                List<Cell> values = new ArrayList<>();
+                for (Cell cell : increment.cells()) {
+                    Cell current = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
+                    long base = current == null ? 0 : Increment.decode(current.value());
+                    long ts = current == null ? now : Math.max(now, current.timestamp());
+                    Cell updated = Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
+                            Increment.encode(base + Increment.amount(cell)));
+                    out.add(updated);
+                    values.add(updated);
+                }
+                values.sort(io.basalt.cell.CellComparator.INSTANCE);
+                return Result.of(values);
+            }
+        }
+    }
+
+    private static Cell stamp(Cell cell, long now) {
+        if (cell.timestamp() != Mutation.LATEST_TIMESTAMP) {
+            return cell;
+        }
+        return Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), now, cell.type(), cell.valueBytes());
+    }
+
+    /** The newest visible cell of a column, seeing every write already applied (row lock held). */
+    private Cell latest(byte[] row, byte[] family, byte[] qualifier) {
+        Get get = new Get(row).addColumn(family, qualifier);
+        try (RegionScanner scanner = openScanner(get.toScan(), Long.MAX_VALUE)) {
+            Result result = scanner.next();
+            return result == null ? null : result.latest(family, qualifier);
+        }
+    }
+
+    private boolean conditionHolds(CheckAndMutate check) {
+        Cell current = latest(check.row(), check.family(), check.qualifier());
+        if (check.expected() == null) {
+            return current == null;
+        }
+        return current != null && Bytes.compare(current.value(), MemorySegment.ofArray(check.expected())) == 0;
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    Result get(Get get) {
+        checkReadable();
+        try (RegionScanner scanner = openScanner(get.toScan(), -1)) {
+            Result result = scanner.next();
+            return result == null ? Result.empty() : result;
+        }
+    }
+
+    /** A scanner at the current read point. */
+    RegionScanner scanner(Scan scan) {
+        checkReadable();
+        return openScanner(scan, -1);
+    }
+
+    private void checkReadable() {
+        if (dropped) {
+            throw new TableNotFoundException(descriptor.name());
+        }
+        store.checkOpen();
+    }
+
+    /**
+     * Opens a scanner; {@code readPoint} -1 means the current MVCC read point, anything else
+     * reads at that point (the write path reads at {@link Long#MAX_VALUE}: everything applied).
+     */
+    private RegionScanner openScanner(Scan scan, long readPoint) {
+        for (byte[] family : scan.columns().keySet()) {
+            String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
+            if (!families.containsKey(name)) {
+                throw new NoSuchFamilyException(descriptor.name(), name);
+            }
+        }
+        ReadPoints.Registration registration = store.readPoints().registerCurrent();
+        long point = readPoint < 0 ? registration.point() : readPoint;
+        while (true) {
+            View captured = view;
+            if (captured.retain()) {
+                return new RegionScanner(this, scan, captured, point, store.clock().getAsLong(), registration);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ views, flush, compaction
+
+    /**
+     * Publishes the view {@code change} makes of the current one and lets go of the files it no
+     * longer has; {@code deleteDropped} marks them for deletion once their last reader is done.
+     */
+    View publish(UnaryOperator<View> change, boolean deleteDropped) {
+        View previous;
+        View next;
+        synchronized (viewLock) {
+            previous = view;
+            next = change.apply(previous);
+            view = next;
+        }
+        Set<SSTableReader> gone = previous.filesNotIn(next);
+        for (SSTableReader file : gone) {
+            if (deleteDropped) {
+                file.markObsolete();
+            }
+            file.release();
+        }
+        return next;
+    }
+
+    /** Makes the active memtable immutable and starts a new one; returns the frozen memtable or null. */
+    MemTable freeze() {
+        try (RegionLocks.Lease _ = store.locks().lockTableWrite(id)) {
+            if (view.active().isEmpty()) {
+                return null;
+            }
+            MemTable frozen = view.active();
+            publish(v -> {
+                List<MemTable> flushing = new ArrayList<>(v.flushing());
+                flushing.add(frozen);
+                return new View(new MemTable(), flushing, v.files());
+            }, false);
+            return frozen;
+        }
+    }
+
+    /** Replaces a flushed memtable by its files. */
+    void flushed(MemTable memtable, Map<String, SSTableReader> files) {
+        publish(v -> {
+            List<MemTable> flushing = new ArrayList<>(v.flushing());
+            flushing.remove(memtable);
+            Map<String, List<SSTableReader>> all = new LinkedHashMap<>();
+            v.files().forEach((family, list) -> {
+                List<SSTableReader> updated = new ArrayList<>();
+                SSTableReader added = files.get(family);
+                if (added != null) {
+                    updated.add(added);
+                }
+                updated.addAll(list);
+                all.put(family, updated);
+            });
+            return new View(v.active(), flushing, all);
+        }, false);
+    }
+
+    /** Replaces compacted files of a family by the compaction's output (or by nothing). */
+    void compacted(String family, List<SSTableReader> inputs, SSTableReader output) {
+        publish(v -> {
+            Map<String, List<SSTableReader>> all = new LinkedHashMap<>(v.files());
+            List<SSTableReader> updated = new ArrayList<>(v.files().get(family));
+            int at = updated.indexOf(inputs.getFirst());
+            updated.removeAll(inputs);
+            if (output != null) {
+                updated.add(Math.max(0, Math.min(at, updated.size())), output);
+            }
+            all.put(family, updated);
+            return new View(v.active(), v.flushing(), all);
+        }, true);
+    }
+
+    /** The lowest sequence number not yet in an SSTable, or {@link Long#MAX_VALUE}. */
+    long oldestUnflushedSequence() {
+        View v = view;
+        long oldest = v.active().smallestSequence();
+        for (MemTable m : v.flushing()) {
+            oldest = Math.min(oldest, m.smallestSequence());
+        }
+        return oldest;
+    }
+
+    /** Marks the region dropped: operations fail with {@link TableNotFoundException}. */
+    void drop() {
+        try (RegionLocks.Lease _ = store.locks().lockTableWrite(id)) {
+            dropped = true;
+        }
+    }
+
+    /** Lets go of the view's files (store closing), deleting them when the table was dropped. */
+    void close(boolean deleteFiles) {
+        publish(v -> new View(new MemTable(), List.of(), emptyFiles()), deleteFiles);
+    }
+
+    private Map<String, List<SSTableReader>> emptyFiles() {
+        Map<String, List<SSTableReader>> none = new LinkedHashMap<>();
+        families.keySet().forEach(f -> none.put(f, List.of()));
+        return none;
+    }
+
+    @Override
+    public String toString() {
+        return "Region{" + descriptor.name() + " id=" + id + ", families=" + Arrays.toString(families.keySet().toArray())
+                + "}";
+    }
+}

@@ -1,0 +1,221 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+
+/**
+ * Reads rows of one region at one snapshot: a merge of the view's memtables and SSTables, with
+ * {@link Visibility} deciding what is alive and the scan's selection deciding what is returned.
+ * Forward scans stream the merge; reversed scans find each previous row, then read it forward.
+ *
+ * <p>Not thread-safe. Holds references to the snapshot's SSTables and a registration of its read
+ * point (which stops compaction from dropping what it may still need) until closed.
+ */
+final class RegionScanner implements AutoCloseable {
+
+    private final Region region;
+    private final Scan scan;
+    private final View view;
+    private final long readPoint;
+    private final long now;
+    private final ReadPoints.Registration registration;
+    private final List<FamilyDescriptor> families;
+    private final byte[][] familyNames;
+    private final Visibility[] visibility;
+    private final List<MemTable> memtables;
+    private final List<SSTableReader> files;
+    private final MergingIterator merged;
+    private final NavigableMap<byte[], NavigableSet<byte[]>> columns;
+    private byte[] reverseBound;
+    private boolean started;
+    private long returned;
+    private boolean closed;
+
+    RegionScanner(Region region, Scan scan, View view, long readPoint, long now, ReadPoints.Registration registration) {
+        this.region = region;
+        this.scan = scan;
+        this.view = view;
+        this.readPoint = readPoint;
+        this.now = now;
+        this.registration = registration;
+        this.columns = scan.columns();
+        this.families = new ArrayList<>();
+        for (FamilyDescriptor family : region.descriptor().families()) {
+            if (columns.isEmpty() || columns.containsKey(Bytes.utf8(family.name()))) {
+                families.add(family);
+            }
+        }
+        this.familyNames = new byte[families.size()][];
+        this.visibility = new Visibility[families.size()];
+        for (int i = 0; i < families.size(); i++) {
+            familyNames[i] = Bytes.utf8(families.get(i).name());
+            visibility[i] = new Visibility(readPoint, families.get(i), now, false);
+        }
+        this.memtables = new ArrayList<>();
+        memtables.add(view.active());
+        memtables.addAll(view.flushing());
+        this.files = new ArrayList<>();
+        boolean singleRow = isSingleRow(scan);
+        for (FamilyDescriptor family : families) {
+            for (SSTableReader file : view.files().getOrDefault(family.name(), List.of())) {
+                if (!singleRow || file.mightContainRow(scan.startRow())) {
+                    files.add(file);
+                }
+            }
+        }
+        List<InternalIterator> sources = new ArrayList<>();
+        memtables.forEach(m -> sources.add(m.newIterator()));
+        files.forEach(f -> sources.add(f.newIterator()));
+        this.merged = new MergingIterator(sources);
+    }
+
+    private static boolean isSingleRow(Scan scan) {
+        return scan.startRow().length > 0 && scan.startInclusive() && scan.stopInclusive()
+                && java.util.Arrays.equals(scan.startRow(), scan.stopRow());
+    }
+
+    long readPoint() {
+        return readPoint;
+    }
+
+    /** The next row with visible cells, or {@code null} at the end. */
+    Result next() {
+        if (closed || (scan.limit() > 0 && returned >= scan.limit())) {
+            return null;
+        }
+        while (true) {
+            byte[] row = scan.reversed() ? previousRow() : nextForwardRow();
+            if (row == null) {
+                return null;
+            }
+            List<Cell> cells = readRow(row);
+            if (!cells.isEmpty()) {
+                returned++;
+                return Result.of(cells);
+            }
+        }
+    }
+
+    /** Positions the merge on the next row in forward order and returns it, or {@code null}. */
+    private byte[] nextForwardRow() {
+        if (!started) {
+            started = true;
+            byte[] start = scan.startRow();
+            if (start.length > 0) {
+                merged.seek(scan.startInclusive() ? SeekKey.firstOnRow(start) : SeekKey.afterRow(start));
+            }
+        }
+        if (!merged.valid()) {
+            return null;
+        }
+        byte[] row = merged.cell().rowBytes();
+        return scan.beforeStop(row) ? row : null;
+    }
+
+    /** Finds the row before the last one returned (or the start), seeks the merge to it. */
+    private byte[] previousRow() {
+        byte[] bound;
+        if (!started) {
+            started = true;
+            byte[] start = scan.startRow();
+            bound = start.length == 0 ? null : scan.startInclusive() ? SeekKey.afterRowBytes(start) : start;
+        } else {
+            bound = reverseBound;
+        }
+        byte[] best = null;
+        for (MemTable memtable : memtables) {
+            best = max(best, memtable.rowBefore(bound));
+        }
+        for (SSTableReader file : files) {
+            best = max(best, file.rowBefore(bound));
+        }
+        if (best == null || !scan.beforeStop(best)) {
+            return null;
+        }
+        reverseBound = best;
+        merged.seek(SeekKey.firstOnRow(best));
+        return best;
+    }
+
+    private static byte[] max(byte[] a, byte[] b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return Bytes.compare(a, b) >= 0 ? a : b;
+    }
+
+    /** Reads the row the merge is positioned on; leaves the merge after it. */
+    private List<Cell> readRow(byte[] row) {
+        MemorySegment rowSegment = MemorySegment.ofArray(row);
+        List<Cell> out = new ArrayList<>();
+        for (Visibility v : visibility) {
+            v.reset();
+        }
+        int familyIndex = -1;
+        MemorySegment currentFamily = null;
+        MemorySegment currentQualifier = null;
+        NavigableSet<byte[]> qualifiers = null;
+        boolean columnSelected = false;
+        int returnedVersions = 0;
+        while (merged.valid()) {
+            Cell cell = merged.cell();
+            if (Bytes.compare(cell.row(), rowSegment) != 0) {
+                break;
+            }
+            MemorySegment family = cell.family();
+            if (currentFamily == null || Bytes.compare(family, currentFamily) != 0) {
+                currentFamily = family;
+                familyIndex = familyIndex(family);
+                currentQualifier = null;
+                qualifiers = familyIndex < 0 || columns.isEmpty() ? null : columns.get(familyNames[familyIndex]);
+            }
+            if (familyIndex >= 0) {
+                MemorySegment qualifier = cell.qualifier();
+                if (currentQualifier == null || Bytes.compare(qualifier, currentQualifier) != 0) {
+                    currentQualifier = qualifier;
+                    returnedVersions = 0;
+                    columnSelected = qualifiers == null || qualifiers.isEmpty()
+                            || qualifiers.contains(qualifier.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                }
+                Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
+                if (verdict == Visibility.Verdict.LIVE && columnSelected
+                        && scan.timeRange().includes(cell.timestamp()) && returnedVersions < scan.maxVersions()) {
+                    out.add(cell);
+                    returnedVersions++;
+                }
+            }
+            merged.next();
+        }
+        return out;
+    }
+
+    private int familyIndex(MemorySegment family) {
+        for (int i = 0; i < familyNames.length; i++) {
+            if (Bytes.compare(MemorySegment.ofArray(familyNames[i]), family) == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            merged.close();
+            view.release();
+            registration.close();
+        }
+    }
+}

@@ -1,0 +1,360 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellComparator;
+import io.basalt.cell.EncodedCell;
+import io.basalt.cell.MalformedCellException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An open SSTable ({@link SSTableLayout}): footer, index, bloom filter and meta checked and held in
+ * memory, data blocks read on demand through the store's {@link BlockCache}. Thread-safe; shared by
+ * every reader of the file and reference counted so that a file replaced by compaction is deleted
+ * only after the last reader lets go.
+ */
+final class SSTableReader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SSTableReader.class);
+    private static final LZ4SafeDecompressor LZ4 = LZ4Factory.safeInstance().safeDecompressor();
+
+    private final long fileNumber;
+    private final Path path;
+    private final FileChannel channel;
+    private final BlockCache cache;
+    private final EncodedCell[] lastKeys;
+    private final long[] blockOffsets;
+    private final int[] blockSizes;
+    private final BloomFilter bloom;
+    private final long entries;
+    private final long maxSequence;
+    private final EncodedCell firstKey;
+    private final EncodedCell lastKey;
+    private final long fileSize;
+    private final AtomicInteger references = new AtomicInteger(1);
+    private volatile boolean obsolete;
+
+    private SSTableReader(long fileNumber, Path path, FileChannel channel, BlockCache cache) throws IOException {
+        this.fileNumber = fileNumber;
+        this.path = path;
+        this.channel = channel;
+        this.cache = cache;
+        this.fileSize = channel.size();
+        if (fileSize < SSTableLayout.FOOTER_SIZE) {
+            throw new CorruptFileException(path, 0, "file of " + fileSize + " bytes is shorter than the "
+                    + SSTableLayout.FOOTER_SIZE + "-byte footer");
+        }
+        long footerAt = fileSize - SSTableLayout.FOOTER_SIZE;
+        MemorySegment footer = MemorySegment.ofArray(readFully(footerAt, SSTableLayout.FOOTER_SIZE));
+        long magic = footer.get(RecordLogLayout.U64, SSTableLayout.FOOTER_MAGIC);
+        if (magic != SSTableLayout.MAGIC) {
+            throw new CorruptFileException(path, footerAt + SSTableLayout.FOOTER_MAGIC,
+                    String.format("magic 0x%016X is not an SSTable's", magic));
+        }
+        if (footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_CRC)
+                != RecordLogLayout.crc(footer, 0, SSTableLayout.FOOTER_CRC_COVERS)) {
+            throw new CorruptFileException(path, footerAt, "footer checksum mismatch");
+        }
+        int version = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_VERSION);
+        if (version != SSTableLayout.VERSION) {
+            throw new CorruptFileException(path, footerAt + SSTableLayout.FOOTER_VERSION, "format version " + version
+                    + " is not supported (this build reads version " + SSTableLayout.VERSION + ")");
+        }
+        long indexOffset = footer.get(RecordLogLayout.U64, SSTableLayout.FOOTER_INDEX_OFFSET);
+        int indexSize = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_INDEX_SIZE);
+        long bloomOffset = footer.get(RecordLogLayout.U64, SSTableLayout.FOOTER_BLOOM_OFFSET);
+        int bloomSize = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_BLOOM_SIZE);
+        long metaOffset = footer.get(RecordLogLayout.U64, SSTableLayout.FOOTER_META_OFFSET);
+        int metaSize = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_META_SIZE);
+        checkRange(indexOffset, indexSize, footerAt, "index block");
+        checkRange(metaOffset, metaSize, footerAt, "meta block");
+        if (bloomSize != 0) {
+            checkRange(bloomOffset, bloomSize, footerAt, "bloom block");
+        }
+
+        try {
+            MemorySegment meta = MemorySegment.ofArray(readBlock(metaOffset, metaSize));
+            Varints.Reader m = new Varints.Reader(meta, 16, meta.byteSize());
+            if (meta.byteSize() < 16) {
+                throw new Varints.Damage("meta block of " + meta.byteSize() + " bytes is too short");
+            }
+            this.entries = meta.get(RecordLogLayout.U64, 0);
+            this.maxSequence = meta.get(RecordLogLayout.U64, 8);
+            this.firstKey = metaKey(meta, m, "first key");
+            this.lastKey = metaKey(meta, m, "last key");
+
+            MemorySegment index = MemorySegment.ofArray(readBlock(indexOffset, indexSize));
+            Varints.Reader r = new Varints.Reader(index, 0, index.byteSize());
+            List<EncodedCell> keys = new ArrayList<>();
+            List<long[]> places = new ArrayList<>();
+            while (r.hasMore()) {
+                int keyLength = r.readInt(1 << 20, "index key length");
+                long keyAt = r.take(keyLength, "index key");
+                keys.add(cellFromKey(index.asSlice(keyAt, keyLength)));
+                long offset = r.readLong();
+                int size = r.readInt(Integer.MAX_VALUE, "block size");
+                checkRange(offset, size, metaOffset, "data block " + keys.size());
+                places.add(new long[] {offset, size});
+            }
+            this.lastKeys = keys.toArray(EncodedCell[]::new);
+            this.blockOffsets = places.stream().mapToLong(p -> p[0]).toArray();
+            this.blockSizes = places.stream().mapToInt(p -> (int) p[1]).toArray();
+
+            if (bloomSize != 0) {
+                byte[] bloomBlock = readBlock(bloomOffset, bloomSize);
+                if (bloomBlock.length < 2) {
+                    throw new Varints.Damage("bloom block of " + bloomBlock.length + " bytes is too short");
+                }
+                this.bloom = BloomFilter.of(bloomBlock[0], java.util.Arrays.copyOfRange(bloomBlock, 1, bloomBlock.length));
+            } else {
+                this.bloom = null;
+            }
+        } catch (Varints.Damage | MalformedCellException e) {
+            throw new CorruptFileException(path, indexOffset, e.getMessage());
+        }
+    }
+
+    /** Reads a length-prefixed key of the meta block; {@code null} when empty (an empty file). */
+    private static EncodedCell metaKey(MemorySegment meta, Varints.Reader m, String what) {
+        int length = m.readInt(1 << 20, what + " length");
+        long at = m.take(length, what);
+        return length == 0 ? null : cellFromKey(meta.asSlice(at, length));
+    }
+
+    /** Opens the SSTable at {@code path}, checking its footer, index, meta and bloom blocks. */
+    static SSTableReader open(long fileNumber, Path path, BlockCache cache) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+        try {
+            return new SSTableReader(fileNumber, path, channel, cache);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private void checkRange(long offset, long size, long end, String what) {
+        if (offset < 0 || size < SSTableLayout.BLOCK_TRAILER_SIZE || offset + size > end) {
+            throw new CorruptFileException(path, offset, what + " at " + offset + " of " + size
+                    + " bytes lies outside the file's data (which ends at " + end + ")");
+        }
+    }
+
+    /** Builds an encoded cell with this key and an empty value, for comparisons. */
+    static EncodedCell cellFromKey(MemorySegment key) {
+        int keyLength = (int) key.byteSize();
+        byte[] bytes = new byte[Varints.size(keyLength) + 1 + keyLength];
+        int at = Varints.write(bytes, 0, keyLength);
+        bytes[at++] = 0;
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, bytes, at, keyLength);
+        return EncodedCell.decode(bytes, 0);
+    }
+
+    private byte[] readFully(long position, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer, position + buffer.position());
+            if (n < 0) {
+                throw new CorruptFileException(path, position, "file ends inside a block");
+            }
+        }
+        return buffer.array();
+    }
+
+    /** Reads, checks and decompresses the block at {@code offset}; returns its content. */
+    byte[] readBlock(long offset, int onDiskSize) throws IOException {
+        byte[] raw = readFully(offset, onDiskSize);
+        int payloadLength = onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE;
+        MemorySegment trailer = MemorySegment.ofArray(raw).asSlice(payloadLength);
+        byte type = trailer.get(ValueLayout.JAVA_BYTE, 0);
+        int length = trailer.get(RecordLogLayout.U32, 1);
+        CRC32C crc = new CRC32C();
+        crc.update(raw, 0, payloadLength + 5);
+        if ((int) crc.getValue() != trailer.get(RecordLogLayout.U32, 5)) {
+            throw new CorruptFileException(path, offset, "block checksum mismatch");
+        }
+        if (type == SSTableLayout.COMPRESSION_NONE) {
+            if (length != payloadLength) {
+                throw new CorruptFileException(path, offset, "block claims " + length + " bytes but holds "
+                        + payloadLength);
+            }
+            return java.util.Arrays.copyOf(raw, payloadLength);
+        }
+        if (type != SSTableLayout.COMPRESSION_LZ4) {
+            throw new CorruptFileException(path, offset, "unknown block compression " + type);
+        }
+        if (length < 0 || length > 256 * 1024 * 1024) {
+            throw new CorruptFileException(path, offset, "block length " + length + " is out of range");
+        }
+        byte[] content = new byte[length];
+        try {
+            int n = LZ4.decompress(raw, 0, payloadLength, content, 0);
+            if (n != length) {
+                throw new CorruptFileException(path, offset, "LZ4 block decompressed to " + n + " bytes, not " + length);
+            }
+        } catch (LZ4Exception e) {
+            throw new CorruptFileException(path, offset, "LZ4 block does not decompress: " + e.getMessage());
+        }
+        return content;
+    }
+
+    /** The content of data block {@code i}, through the block cache. */
+    Block dataBlock(int i) {
+        return cache.get(this, i);
+    }
+
+    /** Loads data block {@code i} from disk; the block cache's miss path. */
+    byte[] loadDataBlock(int i) throws IOException {
+        return readBlock(blockOffsets[i], blockSizes[i]);
+    }
+
+    long fileNumber() {
+        return fileNumber;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    long fileSize() {
+        return fileSize;
+    }
+
+    long entries() {
+        return entries;
+    }
+
+    long maxSequence() {
+        return maxSequence;
+    }
+
+    int blockCount() {
+        return lastKeys.length;
+    }
+
+    EncodedCell lastKey(int block) {
+        return lastKeys[block];
+    }
+
+    /** The smallest key in the file, or {@code null} for an empty file. */
+    EncodedCell firstKey() {
+        return firstKey;
+    }
+
+    /** The largest key in the file, or {@code null} for an empty file. */
+    EncodedCell lastKey() {
+        return lastKey;
+    }
+
+    /** False only when the file certainly has no cell of {@code row}. */
+    boolean mightContainRow(byte[] row) {
+        if (firstKey == null) {
+            return false;
+        }
+        return bloom == null || bloom.mightContain(MemorySegment.ofArray(row));
+    }
+
+    /** The first block whose last key is at or after {@code key}, or {@link #blockCount()}. */
+    int blockFor(Cell key) {
+        int lo = 0;
+        int hi = lastKeys.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (CellComparator.INSTANCE.compare(lastKeys[mid], key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * The largest row below {@code bound} that has a cell in this file, or {@code null}; a
+     * {@code null} bound means the file's last row.
+     */
+    byte[] rowBefore(byte[] bound) {
+        if (lastKey == null) {
+            return null;
+        }
+        if (bound == null) {
+            return lastKey.rowBytes();
+        }
+        SeekKey target = SeekKey.firstOnRow(bound);
+        int b = blockFor(target);
+        if (b >= blockCount()) {
+            return lastKey.rowBytes();
+        }
+        byte[] found = b > 0 ? lastKeys[b - 1].rowBytes() : null;
+        SSTableIterator it = new SSTableIterator(this, b);
+        try {
+            while (it.valid() && CellComparator.INSTANCE.compare(it.cell(), target) < 0) {
+                found = it.cell().rowBytes();
+                it.next();
+            }
+        } finally {
+            it.close();
+        }
+        return found;
+    }
+
+    InternalIterator newIterator() {
+        return new SSTableIterator(this);
+    }
+
+    /** Takes a reference; every {@link #retain()} needs one {@link #release()}. */
+    boolean retain() {
+        while (true) {
+            int n = references.get();
+            if (n == 0) {
+                return false;
+            }
+            if (references.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Drops a reference; the last one closes the file, and deletes it when it was replaced. */
+    void release() {
+        int n = references.decrementAndGet();
+        if (n == 0) {
+            try {
+                channel.close();
+                cache.evictFile(this);
+                if (obsolete) {
+                    Files.deleteIfExists(path);
+                    LOG.debug("Deleted replaced SSTable {}", path);
+                }
+            } catch (IOException e) {
+                LOG.warn("Could not close or delete SSTable {}: {}", path, e.toString());
+            }
+        } else if (n < 0) {
+            throw new IllegalStateException("SSTable " + path + " released more often than retained");
+        }
+    }
+
+    /** Marks the file replaced: it is deleted when the last reference goes. */
+    void markObsolete() {
+        obsolete = true;
+    }
+
+    @Override
+    public String toString() {
+        return "SSTable " + path.getFileName() + " (" + entries + " cells, " + fileSize + " bytes)";
+    }
+}

@@ -1,0 +1,220 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellLayout;
+import io.basalt.cell.EncodedCell;
+import io.basalt.client.Compression;
+import io.basalt.client.FamilyDescriptor;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+
+/**
+ * Writes one SSTable ({@link SSTableLayout}) from cells given in order. Not thread-safe; one
+ * flush or compaction owns a writer. {@link #finish()} forces the file to disk before returning.
+ */
+final class SSTableWriter implements AutoCloseable {
+
+    /** What a finished file holds, for the manifest. */
+    record Info(long entries, long maxSequence, byte[] firstKey, byte[] lastKey, long fileSize) {}
+
+    private static final LZ4Compressor LZ4 = LZ4Factory.safeInstance().fastCompressor();
+
+    private final Path path;
+    private final FileChannel channel;
+    private final int blockSize;
+    private final Compression compression;
+    private final BloomFilter bloom;
+
+    private final GrowableBytes block = new GrowableBytes(64 * 1024);
+    private final GrowableBytes index = new GrowableBytes(4 * 1024);
+    private int[] restarts = new int[64];
+    private int restartCount;
+    private int entriesInBlock;
+    private byte[] previousKey = new byte[0];
+    private int previousKeyLength;
+    private byte[] previousRow;
+
+    private long offset;
+    private long entries;
+    private long maxSequence;
+    private byte[] firstKey;
+    private boolean finished;
+
+    SSTableWriter(Path path, FamilyDescriptor family, long expectedRows) throws IOException {
+        this.path = path;
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.blockSize = family.blockSize();
+        this.compression = family.compression();
+        this.bloom = family.bloomFilter() ? BloomFilter.forKeys(Math.max(1, expectedRows)) : null;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    /** Appends a cell; cells must come in cell order, equal keys newest sequence first. */
+    void add(Cell cell, long sequence) throws IOException {
+        EncodedCell encoded = cell instanceof EncodedCell e ? e : EncodedCell.decode(CellLayout.encode(cell), 0);
+        MemorySegment key = encoded.key();
+        MemorySegment value = encoded.value();
+        int keyLength = (int) key.byteSize();
+        int shared = 0;
+        if (entriesInBlock % SSTableLayout.RESTART_INTERVAL == 0) {
+            if (restartCount == restarts.length) {
+                restarts = Arrays.copyOf(restarts, restarts.length * 2);
+            }
+            restarts[restartCount++] = block.length;
+        } else {
+            int max = Math.min(keyLength, previousKeyLength);
+            while (shared < max && previousKey[shared] == key.get(ValueLayout.JAVA_BYTE, shared)) {
+                shared++;
+            }
+        }
+        int unshared = keyLength - shared;
+        block.varint(shared);
+        block.varint(unshared);
+        block.varint(value.byteSize());
+        block.varint(sequence);
+        block.segment(key, shared, unshared);
+        block.segment(value, 0, value.byteSize());
+        entriesInBlock++;
+
+        if (previousKey.length < keyLength) {
+            previousKey = new byte[Math.max(keyLength, previousKey.length * 2)];
+        }
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, previousKey, 0, keyLength);
+        previousKeyLength = keyLength;
+        if (firstKey == null) {
+            firstKey = Arrays.copyOf(previousKey, keyLength);
+        }
+        if (bloom != null) {
+            MemorySegment row = encoded.row();
+            if (previousRow == null || !Arrays.equals(previousRow, row.toArray(ValueLayout.JAVA_BYTE))) {
+                bloom.add(row);
+                previousRow = row.toArray(ValueLayout.JAVA_BYTE);
+            }
+        }
+        entries++;
+        maxSequence = Math.max(maxSequence, sequence);
+        if (block.length >= blockSize) {
+            finishDataBlock();
+        }
+    }
+
+    private void finishDataBlock() throws IOException {
+        if (entriesInBlock == 0) {
+            return;
+        }
+        for (int i = 0; i < restartCount; i++) {
+            block.u32(restarts[i]);
+        }
+        block.u32(restartCount);
+        long at = offset;
+        int size = writeBlock(block.bytes, block.length, compression == Compression.LZ4);
+        index.varint(previousKeyLength);
+        index.bytes(previousKey, 0, previousKeyLength);
+        index.varint(at);
+        index.varint(size);
+        block.length = 0;
+        restartCount = 0;
+        entriesInBlock = 0;
+    }
+
+    /** Writes a block with its trailer; returns its on-disk size. */
+    private int writeBlock(byte[] content, int length, boolean lz4) throws IOException {
+        byte[] payload = content;
+        int payloadLength = length;
+        byte type = SSTableLayout.COMPRESSION_NONE;
+        if (lz4) {
+            byte[] compressed = new byte[LZ4.maxCompressedLength(length)];
+            int n = LZ4.compress(content, 0, length, compressed, 0, compressed.length);
+            if (n < length) {
+                payload = compressed;
+                payloadLength = n;
+                type = SSTableLayout.COMPRESSION_LZ4;
+            }
+        }
+        byte[] trailer = new byte[SSTableLayout.BLOCK_TRAILER_SIZE];
+        MemorySegment t = MemorySegment.ofArray(trailer);
+        t.set(ValueLayout.JAVA_BYTE, 0, type);
+        t.set(RecordLogLayout.U32, 1, length);
+        CRC32C crc = new CRC32C();
+        crc.update(payload, 0, payloadLength);
+        crc.update(trailer, 0, 5);
+        t.set(RecordLogLayout.U32, 5, (int) crc.getValue());
+        write(payload, payloadLength);
+        write(trailer, trailer.length);
+        return payloadLength + trailer.length;
+    }
+
+    private void write(byte[] bytes, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
+        while (buffer.hasRemaining()) {
+            offset += channel.write(buffer);
+        }
+    }
+
+    /** Writes the meta, bloom and index blocks and the footer, and forces the file. */
+    Info finish() throws IOException {
+        finishDataBlock();
+        byte[] lastKey = Arrays.copyOf(previousKey, previousKeyLength);
+        byte[] first = firstKey == null ? new byte[0] : firstKey;
+
+        GrowableBytes meta = new GrowableBytes(64 + first.length + lastKey.length);
+        meta.u64(entries);
+        meta.u64(maxSequence);
+        meta.varint(first.length);
+        meta.bytes(first, 0, first.length);
+        meta.varint(lastKey.length);
+        meta.bytes(lastKey, 0, lastKey.length);
+        long metaOffset = offset;
+        int metaSize = writeBlock(meta.bytes, meta.length, false);
+
+        long bloomOffset = offset;
+        int bloomSize = 0;
+        if (bloom != null) {
+            GrowableBytes bloomBlock = new GrowableBytes(1 + bloom.bits().length);
+            bloomBlock.bytes(new byte[] {(byte) bloom.probes()}, 0, 1);
+            bloomBlock.bytes(bloom.bits(), 0, bloom.bits().length);
+            bloomSize = writeBlock(bloomBlock.bytes, bloomBlock.length, false);
+        }
+
+        long indexOffset = offset;
+        int indexSize = writeBlock(index.bytes, index.length, false);
+
+        byte[] footer = new byte[SSTableLayout.FOOTER_SIZE];
+        MemorySegment f = MemorySegment.ofArray(footer);
+        f.set(RecordLogLayout.U64, SSTableLayout.FOOTER_INDEX_OFFSET, indexOffset);
+        f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_INDEX_SIZE, indexSize);
+        f.set(RecordLogLayout.U64, SSTableLayout.FOOTER_BLOOM_OFFSET, bloomOffset);
+        f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_BLOOM_SIZE, bloomSize);
+        f.set(RecordLogLayout.U64, SSTableLayout.FOOTER_META_OFFSET, metaOffset);
+        f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_META_SIZE, metaSize);
+        f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_VERSION, SSTableLayout.VERSION);
+        f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_CRC, RecordLogLayout.crc(f, 0, SSTableLayout.FOOTER_CRC_COVERS));
+        f.set(RecordLogLayout.U64, SSTableLayout.FOOTER_MAGIC, SSTableLayout.MAGIC);
+        write(footer, footer.length);
+        channel.force(true);
+        channel.close();
+        finished = true;
+        return new Info(entries, maxSequence, first, lastKey, offset);
+    }
+
+    /** Abandons an unfinished file: closes and deletes it. */
+    @Override
+    public void close() throws IOException {
+        if (!finished) {
+            channel.close();
+            java.nio.file.Files.deleteIfExists(path);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A position in cell order that no stored cell occupies, used to seek iterators: the first key of
+ * a row or of a column. It sorts before every real cell at or after its coordinates because it
+ * has the highest timestamp and the highest type code, and real families are never empty.
+ */
+final class SeekKey implements Cell {
+
+    private final byte[] row;
+    private final byte[] family;
+    private final byte[] qualifier;
+
+    private SeekKey(byte[] row, byte[] family, byte[] qualifier) {
+        this.row = row;
+        this.family = family;
+        this.qualifier = qualifier;
+    }
+
+    /** Sorts before every cell of {@code row}. */
+    static SeekKey firstOnRow(byte[] row) {
+        return new SeekKey(row, Bytes.EMPTY, Bytes.EMPTY);
+    }
+
+    /** Sorts before every cell of {@code family:qualifier} in {@code row}. */
+    static SeekKey firstOnColumn(byte[] row, byte[] family, byte[] qualifier) {
+        return new SeekKey(row, family, qualifier);
+    }
+
+    /** Sorts after every cell of {@code row} and before every cell of a later row. */
+    static SeekKey afterRow(byte[] row) {
+        return firstOnRow(afterRowBytes(row));
+    }
+
+    /** The smallest row key greater than {@code row}: {@code row} followed by a zero byte. */
+    static byte[] afterRowBytes(byte[] row) {
+        return java.util.Arrays.copyOf(row, row.length + 1);
+    }
+
+    @Override
+    public MemorySegment row() {
+        return MemorySegment.ofArray(row);
+    }
+
+    @Override
+    public MemorySegment family() {
+        return MemorySegment.ofArray(family);
+    }
+
+    @Override
+    public MemorySegment qualifier() {
+        return MemorySegment.ofArray(qualifier);
+    }
+
+    @Override
+    public long timestamp() {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public CellType type() {
+        return CellType.DELETE_FAMILY;
+    }
+
+    @Override
+    public MemorySegment value() {
+        return MemorySegment.ofArray(Bytes.EMPTY);
+    }
+
+    @Override
+    public String toString() {
+        return "SeekKey{" + Bytes.toStringBinary(row) + "/" + Bytes.toStringBinary(family) + ":"
+                + Bytes.toStringBinary(qualifier) + "}";
+    }
+}

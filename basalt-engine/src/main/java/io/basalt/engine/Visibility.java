@@ -1,0 +1,156 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import io.basalt.client.FamilyDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decides, one cell at a time in cell order, which cells of a row are alive: the rules shared by
+ * reads and compaction, so that compacting never changes what a read returns.
+ *
+ * <ul>
+ *   <li><b>Snapshot.</b> Cells written after the read point (higher sequence number) do not exist
+ *       for this pass: they neither show nor mask anything. Compaction keeps them untouched.</li>
+ *   <li><b>Deletes mask only older writes.</b> A marker hides cells with a timestamp at or below its
+ *       own (exactly its own for a single-version {@link CellType#DELETE}) <em>and</em> written
+ *       before it (lower sequence number). A put written after a delete is visible even with an
+ *       older timestamp; HBase 2 calls this "new version behavior", and it makes the result
+ *       independent of when compactions run.</li>
+ *   <li><b>One write per version.</b> Two puts of the same column and timestamp: the later write
+ *       wins, the earlier is gone.</li>
+ *   <li><b>Retention.</b> Cells older than the family's time to live are gone; of the rest, only
+ *       the family's {@code maxVersions} newest versions of a column exist.</li>
+ * </ul>
+ *
+ * Markers sort before the cells they can mask (equal or higher timestamp, higher type code), so a
+ * single forward pass sees every relevant marker before the cells it judges. Feed cells of one row
+ * and family at a time; {@link #reset} between families and rows.
+ */
+final class Visibility {
+
+    /** What to do with a cell. */
+    enum Verdict {
+        /** A live put: show it (reads) or keep it (compaction). */
+        LIVE,
+        /** Invisible and droppable: masked, expired, surplus, or an older write of the same version. */
+        DROP,
+        /** A delete marker: never shown; compaction keeps it unless it may drop markers. */
+        MARKER,
+        /**
+         * Not decided by this pass: written after the read point, or (compaction only) a surplus
+         * version that a later marker might unmask. Reads skip it; compaction keeps it as is.
+         */
+        FUTURE
+    }
+
+    private record Marker(long timestamp, long sequence, CellType type) {}
+
+    private final long readPoint;
+    private final boolean compaction;
+    private final int maxVersions;
+    private final long expiredBefore;
+
+    private final List<Marker> familyMarkers = new ArrayList<>();
+    private final List<Marker> columnMarkers = new ArrayList<>();
+    private MemorySegment column;
+    private int versions;
+    private long lastTimestamp = -1;
+    private boolean pendingFamilyMarker;
+    private boolean pendingColumnMarker;
+
+    /**
+     * @param readPoint the highest sequence number this pass sees
+     * @param family the family's retention rules
+     * @param now the store's clock, for time to live
+     * @param compaction true when judging for compaction: surplus versions are then kept while a
+     *     marker written after the read point might still unmask newer ones
+     */
+    Visibility(long readPoint, FamilyDescriptor family, long now, boolean compaction) {
+        this.readPoint = readPoint;
+        this.compaction = compaction;
+        this.maxVersions = family.maxVersions();
+        this.expiredBefore = family.expires() ? now - family.timeToLive().toMillis() : Long.MIN_VALUE;
+    }
+
+    /** Starts a new row or family. */
+    void reset() {
+        familyMarkers.clear();
+        startColumn(null);
+        pendingFamilyMarker = false;
+    }
+
+    private void startColumn(MemorySegment qualifier) {
+        column = qualifier;
+        columnMarkers.clear();
+        versions = 0;
+        lastTimestamp = -1;
+        pendingColumnMarker = false;
+    }
+
+    /**
+     * Judges the next cell of the current row and family.
+     *
+     * @param sequence the cell's write sequence number
+     */
+    Verdict judge(Cell cell, long sequence) {
+        MemorySegment qualifier = cell.qualifier();
+        CellType type = cell.type();
+        if (type == CellType.DELETE_FAMILY) {
+            if (sequence > readPoint) {
+                pendingFamilyMarker = true;
+                return Verdict.FUTURE;
+            }
+            familyMarkers.add(new Marker(cell.timestamp(), sequence, type));
+            return Verdict.MARKER;
+        }
+        if (column == null || Bytes.compare(column, qualifier) != 0) {
+            startColumn(qualifier);
+        }
+        if (sequence > readPoint) {
+            if (type.isDelete()) {
+                pendingColumnMarker = true;
+            }
+            return Verdict.FUTURE;
+        }
+        long ts = cell.timestamp();
+        if (type.isDelete()) {
+            columnMarkers.add(new Marker(ts, sequence, type));
+            return Verdict.MARKER;
+        }
+        if (masked(ts, sequence)) {
+            return Verdict.DROP;
+        }
+        if (ts == lastTimestamp) {
+            return Verdict.DROP; // an earlier write of a version already judged
+        }
+        lastTimestamp = ts;
+        if (ts < expiredBefore) {
+            return Verdict.DROP;
+        }
+        versions++;
+        if (versions > maxVersions) {
+            boolean mightReturn = compaction && (pendingFamilyMarker || pendingColumnMarker);
+            return mightReturn ? Verdict.FUTURE : Verdict.DROP;
+        }
+        return Verdict.LIVE;
+    }
+
+    private boolean masked(long ts, long sequence) {
+        for (Marker m : familyMarkers) {
+            if (ts <= m.timestamp && sequence < m.sequence) {
+                return true;
+            }
+        }
+        for (Marker m : columnMarkers) {
+            boolean covers = m.type == CellType.DELETE ? ts == m.timestamp : ts <= m.timestamp;
+            if (covers && sequence < m.sequence) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

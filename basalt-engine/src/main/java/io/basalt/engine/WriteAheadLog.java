@@ -1,0 +1,432 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+import io.basalt.client.BasaltException;
+import io.basalt.client.Durability;
+import io.basalt.client.StoreOptions;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's write-ahead log: numbered segment files of {@link WalRecordLayout} records, written
+ * by one syncer thread with group commit.
+ *
+ * <p><b>Group commit.</b> {@link #append} assigns the next sequence number and copies the framed
+ * record into a pending buffer under a short lock, then returns a future. The syncer thread swaps
+ * the pending buffer out, writes it, forces it once ({@link Durability#SYNC}) and completes the
+ * futures of every record in it. While one force runs, new records pile up in the other buffer and
+ * share the next force, so N concurrent writers cost about one {@code fsync} per batch rather than
+ * N. Under {@link Durability#ASYNC} the futures complete after the write and the log is forced on a
+ * timer.
+ *
+ * <p>Futures complete on the syncer thread in sequence order; whoever chains work on them must keep
+ * it short and never block (the region only advances MVCC there and hands the caller's future to
+ * another executor).
+ *
+ * <p>A failed write or force fails every pending record and every later append: the log does not
+ * know which bytes reached the disk, so the store stops accepting writes until it is reopened
+ * and replays what is there.
+ */
+final class WriteAheadLog implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
+    private static final String SUFFIX = ".wal";
+
+    /** A segment file and the sequence numbers it holds. */
+    static final class Segment {
+        final long id;
+        final Path path;
+        volatile long lastSequence;
+
+        Segment(long id, Path path, long lastSequence) {
+            this.id = id;
+            this.path = path;
+            this.lastSequence = lastSequence;
+        }
+    }
+
+    private record Waiter(long sequence, CompletableFuture<Void> future) {}
+
+    private final Path directory;
+    private final StoreOptions options;
+    private final Mvcc mvcc;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final List<Segment> segments = new CopyOnWriteArrayList<>();
+    private final Thread syncer;
+
+    // Guarded by lock.
+    private long lastSequence;
+    private byte[] pending = new byte[64 * 1024];
+    private int pendingLength;
+    private ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private boolean closing;
+    private BasaltException failure;
+
+    // Syncer thread only.
+    private FileChannel channel;
+    private Segment current;
+    private long currentSize;
+    private byte[] spare = new byte[64 * 1024];
+    private long lastForceNanos = System.nanoTime();
+    private boolean unforced;
+
+    private WriteAheadLog(Path directory, StoreOptions options, Mvcc mvcc, long lastSequence, long nextSegmentId,
+                          List<Segment> existing) throws IOException {
+        this.directory = directory;
+        this.options = options;
+        this.mvcc = mvcc;
+        this.lastSequence = lastSequence;
+        this.segments.addAll(existing);
+        openSegment(nextSegmentId);
+        this.syncer = Thread.ofPlatform().name("basalt-wal-syncer").daemon().unstarted(this::runSyncer);
+        this.syncer.start();
+    }
+
+    // ------------------------------------------------------------------ replay and open
+
+    /** What replay found: the last sequence number and the segments, oldest first. */
+    record Replayed(long lastSequence, List<Segment> segments, long nextSegmentId) {}
+
+    /**
+     * Reads every segment in order and hands each record to {@code sink}. A torn tail of the last
+     * segment is cut off (the file is truncated to its last whole record); damage anywhere else is
+     * refused or, under {@link StoreOptions.WalCorruptionPolicy#SKIP_AND_REPORT}, logged and skipped.
+     */
+    static Replayed replay(Path directory, StoreOptions.WalCorruptionPolicy policy,
+                           Consumer<WalRecordLayout.Entry> sink) throws IOException {
+        Files.createDirectories(directory);
+        List<Path> files;
+        try (Stream<Path> list = Files.list(directory)) {
+            files = list.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
+        }
+        long lastSequence = 0;
+        long nextId = 1;
+        List<Segment> segments = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            Path file = files.get(i);
+            boolean last = i == files.size() - 1;
+            long id = segmentId(file);
+            nextId = Math.max(nextId, id + 1);
+            long[] max = {0};
+            long validEnd;
+            try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                MemorySegment data = ch.size() == 0 ? MemorySegment.ofArray(new byte[0])
+                        : ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
+                if (data.byteSize() < RecordLogLayout.HEADER_SIZE && last) {
+                    // A crash while creating the newest segment: nothing in it was ever acknowledged.
+                    LOG.warn("Write-ahead log segment {} is an incomplete new file ({} bytes); removing it",
+                            file, data.byteSize());
+                    Files.delete(file);
+                    continue;
+                }
+                RecordLogLayout.checkHeader(data, WalRecordLayout.MAGIC, file);
+                long from = RecordLogLayout.HEADER_SIZE;
+                while (true) {
+                    RecordLogLayout.ScanEnd end = RecordLogLayout.scan(data, from, new Decoder(file, sink, max));
+                    if (!end.damaged() && !(end.torn() && !last)) {
+                        validEnd = end.validEnd();
+                        if (end.torn()) {
+                            LOG.warn("Write-ahead log {} ends with a torn record at offset {}; the log ends there",
+                                    file, end.damageOffset());
+                        }
+                        break;
+                    }
+                    String problem = end.damaged() ? end.damage() : "torn record in a segment that is not the last";
+                    if (policy == StoreOptions.WalCorruptionPolicy.REFUSE) {
+                        throw new CorruptFileException(file, end.damageOffset(), problem
+                                + " (open with walCorruption=SKIP_AND_REPORT to skip damaged records)");
+                    }
+                    long resume = RecordLogLayout.nextValidRecord(data, end.damageOffset() + 1);
+                    LOG.error("Write-ahead log {} is damaged at offset {} ({}); skipping {} bytes", file,
+                            end.damageOffset(), problem, (resume < 0 ? data.byteSize() : resume) - end.damageOffset());
+                    if (resume < 0) {
+                        validEnd = data.byteSize();
+                        break;
+                    }
+                    from = resume;
+                }
+            }
+            if (last && validEnd < Files.size(file)) {
+                try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                    ch.truncate(validEnd);
+                    ch.force(true);
+                }
+            }
+            lastSequence = Math.max(lastSequence, max[0]);
+            segments.add(new Segment(id, file, max[0]));
+        }
+        return new Replayed(lastSequence, segments, nextId);
+    }
+
+    /** Feeds decoded records to the sink and tracks the largest sequence number. */
+    private record Decoder(Path file, Consumer<WalRecordLayout.Entry> sink, long[] max)
+            implements RecordLogLayout.RecordConsumer {
+        @Override
+        public void accept(long recordOffset, MemorySegment payload) {
+            WalRecordLayout.Entry entry = WalRecordLayout.read(payload, file, recordOffset);
+            max[0] = Math.max(max[0], entry.sequence());
+            sink.accept(entry);
+        }
+    }
+
+    static WriteAheadLog open(Path directory, StoreOptions options, Mvcc mvcc, Replayed replayed)
+            throws IOException {
+        return new WriteAheadLog(directory, options, mvcc, replayed.lastSequence(), replayed.nextSegmentId(),
+                replayed.segments());
+    }
+
+    private static long segmentId(Path file) {
+        String name = file.getFileName().toString();
+        try {
+            return Long.parseLong(name.substring(0, name.length() - SUFFIX.length()));
+        } catch (NumberFormatException e) {
+            throw new BasaltException("unexpected file " + file + " in the write-ahead log directory");
+        }
+    }
+
+    private void openSegment(long id) throws IOException {
+        Path path = directory.resolve(String.format("%020d%s", id, SUFFIX));
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        ByteBuffer header = ByteBuffer.wrap(RecordLogLayout.header(WalRecordLayout.MAGIC));
+        while (header.hasRemaining()) {
+            ch.write(header);
+        }
+        ch.force(true);
+        Fsync.directory(directory);
+        Segment segment = new Segment(id, path, 0);
+        segments.add(segment);
+        channel = ch;
+        current = segment;
+        currentSize = RecordLogLayout.HEADER_SIZE;
+    }
+
+    // ------------------------------------------------------------------ appending
+
+    /**
+     * A record's place in the log, its MVCC registration (begun in sequence order, under the
+     * log's lock) and the future that completes once it is durable.
+     */
+    record Appended(long sequence, Mvcc.Write write, CompletableFuture<Void> durable) {}
+
+    /**
+     * Logs one mutation: assigns it the next sequence number and queues it for the syncer. The
+     * returned future completes (on the syncer thread) once the record is durable as configured.
+     *
+     * @throws BasaltException when the log has failed or is closed
+     */
+    Appended append(int tableId, List<? extends Cell> cells) {
+        int payload = WalRecordLayout.payloadSize(cells);
+        int framed = RecordLogLayout.RECORD_HEADER_SIZE + payload;
+        CompletableFuture<Void> durable = new CompletableFuture<>();
+        lock.lock();
+        try {
+            if (failure != null) {
+                throw failure;
+            }
+            if (closing) {
+                throw new BasaltException("the write-ahead log is closed");
+            }
+            long sequence = ++lastSequence;
+            ensurePending(framed);
+            MemorySegment out = MemorySegment.ofArray(pending);
+            long at = pendingLength;
+            WalRecordLayout.write(sequence, tableId, cells, out, at + RecordLogLayout.RECORD_HEADER_SIZE);
+            out.set(RecordLogLayout.U32, at + RecordLogLayout.LENGTH_OFFSET, payload);
+            out.set(RecordLogLayout.U32, at + RecordLogLayout.CRC_OFFSET, RecordLogLayout.recordCrc(out, at, payload));
+            pendingLength += framed;
+            waiters.add(new Waiter(sequence, durable));
+            Mvcc.Write write = mvcc.begin(sequence);
+            work.signal();
+            return new Appended(sequence, write, durable);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ensurePending(int more) {
+        if (pendingLength + more > pending.length) {
+            long size = Math.max((long) pending.length * 2, (long) pendingLength + more);
+            pending = java.util.Arrays.copyOf(pending, (int) Math.min(size, Integer.MAX_VALUE - 8));
+        }
+    }
+
+    /** The last sequence number handed out. */
+    long lastSequence() {
+        lock.lock();
+        try {
+            return lastSequence;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ the syncer
+
+    private void runSyncer() {
+        long interval = options.asyncSyncInterval().toNanos();
+        while (true) {
+            byte[] batch;
+            int length;
+            ArrayDeque<Waiter> done;
+            long batchLast;
+            lock.lock();
+            try {
+                while (pendingLength == 0 && !closing && failure == null) {
+                    if (unforced) {
+                        long wait = interval - (System.nanoTime() - lastForceNanos);
+                        if (wait <= 0) {
+                            break;
+                        }
+                        work.awaitNanos(wait);
+                    } else {
+                        work.await();
+                    }
+                }
+                if (failure != null || (closing && pendingLength == 0 && !unforced)) {
+                    return;
+                }
+                batch = pending;
+                length = pendingLength;
+                pending = spare;
+                pendingLength = 0;
+                done = waiters;
+                waiters = new ArrayDeque<>();
+                batchLast = lastSequence;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail(new BasaltException("the write-ahead log syncer was interrupted"));
+                return;
+            } finally {
+                lock.unlock();
+            }
+            spare = batch;
+            try {
+                if (length > 0) {
+                    writeFully(batch, length);
+                    current.lastSequence = batchLast;
+                    currentSize += length;
+                    unforced = true;
+                }
+                boolean force = options.durability() == Durability.SYNC
+                        || System.nanoTime() - lastForceNanos >= interval || closing;
+                if (force && unforced) {
+                    channel.force(false);
+                    unforced = false;
+                    lastForceNanos = System.nanoTime();
+                }
+                if (currentSize >= options.walSegmentSize()) {
+                    roll();
+                }
+            } catch (IOException | RuntimeException e) {
+                BasaltException failed = new BasaltException("the write-ahead log failed writing " + current.path
+                        + ": " + e.getMessage() + "; the store accepts no more writes until it is reopened", e);
+                for (Waiter waiter : done) {
+                    waiter.future().completeExceptionally(failed);
+                }
+                fail(failed);
+                return;
+            }
+            for (Waiter waiter : done) {
+                waiter.future().complete(null);
+            }
+        }
+    }
+
+    private void writeFully(byte[] batch, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.wrap(batch, 0, length);
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    private void roll() throws IOException {
+        if (unforced) {
+            channel.force(false);
+            unforced = false;
+        }
+        channel.close();
+        openSegment(current.id + 1);
+    }
+
+    private void fail(BasaltException failed) {
+        ArrayDeque<Waiter> orphans;
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = failed;
+            }
+            orphans = waiters;
+            waiters = new ArrayDeque<>();
+            pendingLength = 0;
+        } finally {
+            lock.unlock();
+        }
+        LOG.error("Write-ahead log failed", failed);
+        for (Waiter waiter : orphans) {
+            waiter.future().completeExceptionally(failed);
+        }
+    }
+
+    // ------------------------------------------------------------------ retiring segments
+
+    /**
+     * Deletes the segments (other than the one being written) whose records are all at or below
+     * {@code sequence}: everything in them is safely in SSTables.
+     */
+    void retireUpTo(long sequence) throws IOException {
+        Segment writing = current;
+        for (Segment segment : segments) {
+            if (segment != writing && segment.lastSequence <= sequence) {
+                segments.remove(segment);
+                Files.deleteIfExists(segment.path);
+                LOG.debug("Retired write-ahead log segment {} (last sequence {})", segment.path, segment.lastSequence);
+            }
+        }
+    }
+
+    /** The live segment files, oldest first. */
+    List<Path> segmentFiles() {
+        return segments.stream().map(s -> s.path).toList();
+    }
+
+    /** Writes and forces what is pending, then stops the syncer; appends after this fail. */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            closing = true;
+            work.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            syncer.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (syncer.isAlive()) {
+            throw new IOException("the write-ahead log syncer did not stop within 30 s");
+        }
+        channel.close();
+    }
+}
