@@ -37,6 +37,7 @@ final class Manifest implements Closeable {
     /** "BMAN". */
     static final int MAGIC = 0x424D414E;
     static final String FILE = "MANIFEST";
+    /** Default size past which the log is replaced by a snapshot. */
     static final long REWRITE_SIZE = 4L * 1024 * 1024;
 
     /** What the manifest says about one table. */
@@ -55,6 +56,7 @@ final class Manifest implements Closeable {
 
     private final Path directory;
     private final Path path;
+    private final long rewriteSize;
     private FileChannel channel;
     private long size;
 
@@ -62,14 +64,20 @@ final class Manifest implements Closeable {
     private long nextFileNumber = 1;
     private int nextTableId = 1;
 
-    private Manifest(Path directory) {
+    private Manifest(Path directory, long rewriteSize) {
         this.directory = directory;
         this.path = directory.resolve(FILE);
+        this.rewriteSize = rewriteSize;
     }
 
     /** Reads the manifest of {@code directory}, or starts an empty one. */
     static Manifest open(Path directory) throws IOException {
-        Manifest manifest = new Manifest(directory);
+        return open(directory, REWRITE_SIZE);
+    }
+
+    /** {@link #open(Path)} with the size past which the log is rewritten as a snapshot. */
+    static Manifest open(Path directory, long rewriteSize) throws IOException {
+        Manifest manifest = new Manifest(directory, rewriteSize);
         Files.deleteIfExists(directory.resolve(FILE + ".tmp"));
         if (Files.exists(manifest.path)) {
             manifest.load();
@@ -112,8 +120,14 @@ final class Manifest implements Closeable {
         size = validEnd;
     }
 
-    /** Appends and forces an edit, then applies it to the state. */
+    /**
+     * Appends and forces an edit, then applies it to the state.
+     *
+     * @throws IllegalArgumentException when the edit names a table or family that does not exist;
+     *     nothing is written then
+     */
     synchronized void apply(ManifestEdit edit) throws IOException {
+        check(edit);
         byte[] payload = edit.encode();
         byte[] framed = new byte[RecordLogLayout.RECORD_HEADER_SIZE + payload.length];
         RecordLogLayout.frame(payload, payload.length, MemorySegment.ofArray(framed), 0);
@@ -124,8 +138,40 @@ final class Manifest implements Closeable {
         channel.force(false);
         size += framed.length;
         replay(edit);
-        if (size > REWRITE_SIZE) {
+        if (size > rewriteSize) {
             writeSnapshot();
+        }
+    }
+
+    /** Rejects an edit that would not replay: one that names a missing table or family. */
+    private void check(ManifestEdit edit) {
+        Map<Integer, java.util.Set<String>> known = new HashMap<>();
+        tables.forEach((id, t) -> known.put(id, t.files.keySet()));
+        for (ManifestEdit.Change change : edit.changes()) {
+            switch (change) {
+                case ManifestEdit.CreateTable c -> known.put(c.tableId(), java.util.Set.copyOf(
+                        c.descriptor().families().stream().map(f -> f.name()).toList()));
+                case ManifestEdit.DropTable d -> requireTable(known, d.tableId());
+                case ManifestEdit.AddFile a -> requireFamily(known, a.tableId(), a.family());
+                case ManifestEdit.RemoveFile r -> requireFamily(known, r.tableId(), r.family());
+                case ManifestEdit.Flushed f -> requireTable(known, f.tableId());
+                case ManifestEdit.NextFile n -> { }
+                case ManifestEdit.NextTable t -> { }
+            }
+        }
+    }
+
+    private static void requireTable(Map<Integer, java.util.Set<String>> known, int id) {
+        if (!known.containsKey(id)) {
+            throw new IllegalArgumentException("edit names table id " + id + ", which does not exist");
+        }
+    }
+
+    private static void requireFamily(Map<Integer, java.util.Set<String>> known, int id, String family) {
+        requireTable(known, id);
+        if (!known.get(id).contains(family)) {
+            throw new IllegalArgumentException("edit names family '" + family + "' of table id " + id
+                    + ", which has no such family");
         }
     }
 

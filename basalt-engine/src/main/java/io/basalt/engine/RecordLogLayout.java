@@ -11,10 +11,10 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  *  file header (16 bytes)
- *  +-----------+-------------+-----------+--------------------+--------------+
- *  | magic u32 | version u16 | flags u16 | header crc32c u32  | reserved u32 |
- *  +-----------+-------------+-----------+--------------------+--------------+
- *    crc covers bytes 0..7; flags and reserved are 0 in version 1
+ *  +-----------+-------------+-----------+--------------+--------------------+
+ *  | magic u32 | version u16 | flags u16 | reserved u32 | header crc32c u32  |
+ *  +-----------+-------------+-----------+--------------+--------------------+
+ *    crc covers bytes 0..11; flags and reserved are 0 in version 1
  *
  *  record (8 + length bytes), repeated to the end of the file
  *  +------------+------------+---------------------+
@@ -42,7 +42,8 @@ final class RecordLogLayout {
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;
     static final int FLAGS_OFFSET = 6;
-    static final int HEADER_CRC_OFFSET = 8;
+    static final int RESERVED_OFFSET = 8;
+    static final int HEADER_CRC_OFFSET = 12;
 
     static final int RECORD_HEADER_SIZE = 8;
     static final int LENGTH_OFFSET = 0;
@@ -61,7 +62,8 @@ final class RecordLogLayout {
         h.set(U32, MAGIC_OFFSET, magic);
         h.set(U16, VERSION_OFFSET, VERSION);
         h.set(U16, FLAGS_OFFSET, (short) 0);
-        h.set(U32, HEADER_CRC_OFFSET, crc(h, 0, 8));
+        h.set(U32, RESERVED_OFFSET, 0);
+        h.set(U32, HEADER_CRC_OFFSET, crc(h, 0, HEADER_CRC_OFFSET));
         return bytes;
     }
 
@@ -72,7 +74,7 @@ final class RecordLogLayout {
                     + HEADER_SIZE + "-byte header");
         }
         int crc = file.get(U32, HEADER_CRC_OFFSET);
-        if (crc != crc(file, 0, 8)) {
+        if (crc != crc(file, 0, HEADER_CRC_OFFSET)) {
             throw new CorruptFileException(path, 0, "header checksum mismatch");
         }
         int found = file.get(U32, MAGIC_OFFSET);

@@ -89,6 +89,8 @@ final class WriteAheadLog implements Closeable {
     private byte[] spare = new byte[64 * 1024];
     private long lastForceNanos = System.nanoTime();
     private boolean unforced;
+    private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong batches = new java.util.concurrent.atomic.AtomicLong();
 
     private WriteAheadLog(Path directory, StoreOptions options, Mvcc mvcc, long lastSequence, long nextSegmentId,
                           List<Segment> existing) throws IOException {
@@ -270,6 +272,16 @@ final class WriteAheadLog implements Closeable {
         }
     }
 
+    /** How many times the log was forced to disk: with group commit, far fewer than records. */
+    long forces() {
+        return forces.get();
+    }
+
+    /** How many batches of records the syncer wrote. */
+    long batches() {
+        return batches.get();
+    }
+
     /** The last sequence number handed out. */
     long lastSequence() {
         lock.lock();
@@ -322,6 +334,7 @@ final class WriteAheadLog implements Closeable {
             spare = batch;
             try {
                 if (length > 0) {
+                    batches.incrementAndGet();
                     writeFully(batch, length);
                     current.lastSequence = batchLast;
                     currentSize += length;
@@ -331,6 +344,7 @@ final class WriteAheadLog implements Closeable {
                         || System.nanoTime() - lastForceNanos >= interval || closing;
                 if (force && unforced) {
                     channel.force(false);
+                    forces.incrementAndGet();
                     unforced = false;
                     lastForceNanos = System.nanoTime();
                 }

@@ -1,0 +1,125 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.Compression;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.TableDescriptor;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ManifestTest {
+
+    @TempDir
+    Path dir;
+
+    private static final TableDescriptor TABLE = new TableDescriptor("t", List.of(
+            FamilyDescriptor.of("f").withMaxVersions(4).withTimeToLive(Duration.ofHours(1))
+                    .withCompression(Compression.LZ4).withBloomFilter(false).withBlockSize(8192),
+            FamilyDescriptor.of("g")));
+
+    private static ManifestEdit.FileMeta file(long number) {
+        return new ManifestEdit.FileMeta(number, 1000 + number, 10, 99, new byte[] {1, 2}, new byte[] {3});
+    }
+
+    private void populate(Manifest manifest) throws Exception {
+        manifest.apply(new ManifestEdit(List.of(new ManifestEdit.CreateTable(1, TABLE), new ManifestEdit.NextTable(2))));
+        manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "f", file(5)),
+                new ManifestEdit.AddFile(1, "g", file(6)), new ManifestEdit.Flushed(1, 42),
+                new ManifestEdit.NextFile(7))));
+        manifest.apply(new ManifestEdit(List.of(new ManifestEdit.RemoveFile(1, "g", 6))));
+    }
+
+    @Test
+    void editsSurviveReopening() throws Exception {
+        try (Manifest manifest = Manifest.open(dir)) {
+            populate(manifest);
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            Manifest.TableEntry table = manifest.tables().get(1);
+            assertThat(table.descriptor).isEqualTo(TABLE);
+            assertThat(table.flushedSequence).isEqualTo(42);
+            assertThat(table.files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber).containsExactly(5L);
+            assertThat(table.files.get("g")).isEmpty();
+            assertThat(manifest.nextFileNumber()).isEqualTo(7);
+            assertThat(manifest.nextTableId()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void tornLastEditIsIgnored() throws Exception {
+        try (Manifest manifest = Manifest.open(dir)) {
+            populate(manifest);
+        }
+        Path file = dir.resolve(Manifest.FILE);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(Files.size(file) - 3);
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables().get(1).files.get("g")).as("the removal was torn off")
+                    .extracting(ManifestEdit.FileMeta::fileNumber).containsExactly(6L);
+        }
+    }
+
+    @Test
+    void damagedEditIsRefusedWithFileAndOffset() throws Exception {
+        try (Manifest manifest = Manifest.open(dir)) {
+            populate(manifest);
+        }
+        Path file = dir.resolve(Manifest.FILE);
+        byte[] bytes = Files.readAllBytes(file);
+        int at = RecordLogLayout.HEADER_SIZE + 40;
+        bytes[at] ^= 0x10;
+        Files.write(file, bytes);
+        assertThatThrownBy(() -> Manifest.open(dir))
+                .isInstanceOf(CorruptFileException.class)
+                .hasMessageContaining(file.toString())
+                .satisfies(e -> assertThat(((CorruptFileException) e).offset())
+                        .as("the damaged record starts at or before the flipped byte")
+                        .isBetween((long) RecordLogLayout.HEADER_SIZE, (long) at));
+    }
+
+    @Test
+    void rewriteKeepsTheStateAndShrinksTheFile() throws Exception {
+        long rewriteSize = 8 * 1024;
+        try (Manifest manifest = Manifest.open(dir, rewriteSize)) {
+            populate(manifest);
+            long largest = 0;
+            for (int i = 0; i < 400; i++) {
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "g", file(100 + i)),
+                        new ManifestEdit.RemoveFile(1, "g", 100 + i), new ManifestEdit.Flushed(1, 100 + i))));
+                largest = Math.max(largest, Files.size(dir.resolve(Manifest.FILE)));
+            }
+            assertThat(largest).as("rewritten whenever it passed the limit").isLessThanOrEqualTo(rewriteSize + 200);
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(499);
+            assertThat(manifest.tables().get(1).files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber)
+                    .containsExactly(5L);
+            assertThat(manifest.tables().get(1).files.get("g")).isEmpty();
+        }
+    }
+
+    @Test
+    void editNamingAMissingTableOrFamilyIsRefusedBeforeItIsWritten() throws Exception {
+        try (Manifest manifest = Manifest.open(dir)) {
+            populate(manifest);
+            long size = Files.size(dir.resolve(Manifest.FILE));
+            assertThatThrownBy(() -> manifest.apply(new ManifestEdit(List.of(new ManifestEdit.Flushed(9, 1)))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table id 9");
+            assertThatThrownBy(() -> manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "x", file(8))))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("family 'x'");
+            assertThat(Files.size(dir.resolve(Manifest.FILE))).isEqualTo(size);
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables()).containsOnlyKeys(1);
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellComparator;
+import io.basalt.cell.CellType;
+import io.basalt.client.Compression;
+import io.basalt.client.FamilyDescriptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class SSTableTest {
+
+    @TempDir
+    Path dir;
+
+    private record Stored(Cell cell, long sequence) {}
+
+    /** Sorted cells with shared prefixes, several versions and all types. */
+    private static List<Stored> cells(int rows, long seed) {
+        Random random = new Random(seed);
+        TreeMap<Stored, Boolean> sorted = new TreeMap<>((a, b) -> {
+            int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
+            return c != 0 ? c : Long.compare(b.sequence, a.sequence);
+        });
+        long sequence = 1;
+        for (int r = 0; r < rows; r++) {
+            String row = String.format("user%08d", r * 7);
+            for (int q = 0; q < 1 + random.nextInt(4); q++) {
+                for (int v = 0; v < 1 + random.nextInt(3); v++) {
+                    CellType type = random.nextInt(10) == 0 ? CellType.DELETE_COLUMN : CellType.PUT;
+                    byte[] value = new byte[type == CellType.PUT ? random.nextInt(200) : 0];
+                    random.nextBytes(value);
+                    Cell cell = Cell.of(row.getBytes(), "f".getBytes(), ("q" + q).getBytes(), 100 + random.nextInt(5),
+                            type, value);
+                    sorted.put(new Stored(cell, sequence++), true);
+                }
+            }
+        }
+        return new ArrayList<>(sorted.keySet());
+    }
+
+    private SSTableReader write(Path path, List<Stored> cells, FamilyDescriptor family) throws IOException {
+        try (SSTableWriter writer = new SSTableWriter(path, family, cells.size())) {
+            for (Stored s : cells) {
+                writer.add(s.cell, s.sequence);
+            }
+            SSTableWriter.Info info = writer.finish();
+            assertThat(info.entries()).isEqualTo(cells.size());
+            assertThat(info.fileSize()).isEqualTo(Files.size(path));
+        }
+        return SSTableReader.open(1, path, new BlockCache(1 << 20));
+    }
+
+    private static List<Stored> readAll(SSTableReader reader) {
+        List<Stored> out = new ArrayList<>();
+        try (InternalIterator it = reader.newIterator()) {
+            for (; it.valid(); it.next()) {
+                out.add(new Stored(it.cell(), it.sequence()));
+            }
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void readsBackExactlyWhatWasWritten(Compression compression) throws IOException {
+        List<Stored> cells = cells(2000, 1);
+        SSTableReader reader = write(dir.resolve("t.sst"), cells,
+                FamilyDescriptor.of("f").withBlockSize(4096).withCompression(compression));
+        try {
+            assertThat(reader.blockCount()).isGreaterThan(10);
+            assertThat(readAll(reader)).isEqualTo(cells);
+            assertThat(reader.entries()).isEqualTo(cells.size());
+            assertThat(reader.maxSequence()).isEqualTo(cells.stream().mapToLong(Stored::sequence).max().orElseThrow());
+            assertThat(reader.firstKey()).isEqualTo(withoutValue(cells.getFirst().cell));
+        } finally {
+            reader.release();
+        }
+    }
+
+    private static Cell withoutValue(Cell cell) {
+        return Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(), cell.type(),
+                new byte[0]);
+    }
+
+    @Test
+    void lz4MakesCompressibleDataSmaller() throws IOException {
+        List<Stored> cells = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            cells.add(new Stored(Cell.put(String.format("row%06d", i), "f", "q", 1, "x".repeat(100)), i + 1));
+        }
+        SSTableReader plain = write(dir.resolve("plain.sst"), cells, FamilyDescriptor.of("f"));
+        SSTableReader lz4 = write(dir.resolve("lz4.sst"), cells, FamilyDescriptor.of("f").withCompression(Compression.LZ4));
+        try {
+            assertThat(lz4.fileSize()).isLessThan(plain.fileSize() / 3);
+            assertThat(readAll(lz4)).isEqualTo(cells);
+        } finally {
+            plain.release();
+            lz4.release();
+        }
+    }
+
+    @Test
+    void seekFindsTheFirstEntryAtOrAfterTheKey() throws IOException {
+        List<Stored> cells = cells(500, 2);
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(1024));
+        Random random = new Random(3);
+        try (InternalIterator it = reader.newIterator()) {
+            for (int i = 0; i < 500; i++) {
+                String row = String.format("user%08d", random.nextInt(500 * 7 + 10));
+                it.seek(SeekKey.firstOnRow(row.getBytes()));
+                Stored expected = cells.stream()
+                        .filter(s -> CellComparator.INSTANCE.compare(s.cell, SeekKey.firstOnRow(row.getBytes())) >= 0)
+                        .findFirst().orElse(null);
+                if (expected == null) {
+                    assertThat(it.valid()).isFalse();
+                } else {
+                    assertThat(it.valid()).isTrue();
+                    assertThat(it.cell()).isEqualTo(expected.cell);
+                    assertThat(it.sequence()).isEqualTo(expected.sequence);
+                }
+            }
+        } finally {
+            reader.release();
+        }
+    }
+
+    @Test
+    void rowBeforeFindsThePreviousRow() throws IOException {
+        List<Stored> cells = cells(300, 4);
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(1024));
+        try {
+            assertThat(new String(reader.rowBefore(null))).isEqualTo(String.format("user%08d", 299 * 7));
+            assertThat(reader.rowBefore("user00000000".getBytes())).isNull();
+            assertThat(new String(reader.rowBefore("user00000700".getBytes()))).isEqualTo("user00000693");
+            assertThat(new String(reader.rowBefore("user00000701".getBytes()))).isEqualTo("user00000700");
+        } finally {
+            reader.release();
+        }
+    }
+
+    @Test
+    void bloomFilterRulesOutAbsentRows() throws IOException {
+        List<Stored> cells = cells(1000, 5);
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f"));
+        try {
+            int falsePositives = 0;
+            for (int i = 0; i < 1000; i++) {
+                assertThat(reader.mightContainRow(String.format("user%08d", i * 7).getBytes())).isTrue();
+                if (reader.mightContainRow(String.format("absent%08d", i).getBytes())) {
+                    falsePositives++;
+                }
+            }
+            assertThat(falsePositives).as("about 1%% expected").isLessThan(50);
+        } finally {
+            reader.release();
+        }
+    }
+
+    /**
+     * Flips one bit at each of 1,500 positions (every byte of the index, meta, bloom and footer at
+     * the end of the file, a seeded sample of the data blocks): each must be reported as damage.
+     */
+    @Test
+    void byteFlipsAreReportedAsDamageNeverReadAsData() throws IOException {
+        List<Stored> cells = cells(40, 6);
+        Path path = dir.resolve("t.sst");
+        SSTableReader clean = write(path, cells, FamilyDescriptor.of("f").withBlockSize(1024)
+                .withCompression(Compression.LZ4));
+        clean.release();
+        byte[] original = Files.readAllBytes(path);
+        Path damaged = dir.resolve("damaged.sst");
+        java.util.SortedSet<Integer> positions = new java.util.TreeSet<>();
+        int tail = Math.min(original.length, 700);
+        for (int at = original.length - tail; at < original.length; at++) {
+            positions.add(at);
+        }
+        Random random = new Random(9);
+        while (positions.size() < Math.min(original.length, 1500)) {
+            positions.add(random.nextInt(original.length));
+        }
+        for (int at : positions) {
+            byte[] bytes = original.clone();
+            bytes[at] ^= (byte) (1 << (at % 8));
+            Files.write(damaged, bytes);
+            int position = at;
+            assertThatThrownBy(() -> {
+                SSTableReader reader = SSTableReader.open(2, damaged, new BlockCache(0));
+                try {
+                    readAll(reader);
+                } finally {
+                    reader.release();
+                }
+            }).as("flip at byte %d of %d", position, original.length)
+                    .isInstanceOf(CorruptFileException.class)
+                    .hasMessageContaining(damaged.toString());
+        }
+    }
+
+    @Test
+    void truncatedFileIsReported() throws IOException {
+        Path path = dir.resolve("t.sst");
+        write(path, cells(10, 7), FamilyDescriptor.of("f")).release();
+        byte[] bytes = Files.readAllBytes(path);
+        Files.write(path, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+        assertThatThrownBy(() -> SSTableReader.open(1, path, new BlockCache(0)))
+                .isInstanceOf(CorruptFileException.class).hasMessageContaining("magic");
+    }
+
+    @Test
+    void blockCacheServesRepeatedReadsAndCountsThem() throws IOException {
+        BlockCache cache = new BlockCache(1 << 20);
+        Path path = dir.resolve("t.sst");
+        try (SSTableWriter writer = new SSTableWriter(path, FamilyDescriptor.of("f").withBlockSize(1024), 100)) {
+            for (Stored s : cells(100, 8)) {
+                writer.add(s.cell, s.sequence);
+            }
+            writer.finish();
+        }
+        SSTableReader reader = SSTableReader.open(1, path, cache);
+        try {
+            readAll(reader);
+            long misses = cache.misses();
+            readAll(reader);
+            assertThat(cache.misses()).isEqualTo(misses);
+            assertThat(cache.hits()).isGreaterThanOrEqualTo(reader.blockCount());
+        } finally {
+            reader.release();
+        }
+        assertThat(cache.bytes()).as("closing the file evicts its blocks").isZero();
+    }
+}

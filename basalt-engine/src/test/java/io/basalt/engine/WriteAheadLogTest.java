@@ -1,0 +1,215 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.cell.Cell;
+import io.basalt.client.BasaltException;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.StoreOptions.WalCorruptionPolicy;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WriteAheadLogTest {
+
+    @TempDir
+    Path dir;
+
+    private final StoreOptions options = StoreOptions.defaults().withWalSegmentSize(64 * 1024);
+
+    private static List<Cell> row(int i) {
+        return List.of(Cell.put("row" + i, "f", "a", i, "value-" + i), Cell.put("row" + i, "f", "b", i, "other"));
+    }
+
+    private WriteAheadLog open(Mvcc mvcc) throws IOException {
+        WriteAheadLog.Replayed replayed = WriteAheadLog.replay(dir, options.walCorruption(), e -> {});
+        return WriteAheadLog.open(dir, options, mvcc, replayed);
+    }
+
+    private List<WalRecordLayout.Entry> replay(WalCorruptionPolicy policy) throws IOException {
+        List<WalRecordLayout.Entry> entries = new ArrayList<>();
+        WriteAheadLog.replay(dir, policy, entries::add);
+        return entries;
+    }
+
+    private void write(int records) throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        try (WriteAheadLog wal = open(mvcc)) {
+            List<CompletableFuture<Void>> durable = new ArrayList<>();
+            for (int i = 1; i <= records; i++) {
+                durable.add(wal.append(7, row(i)).durable());
+            }
+            CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private Path onlySegment() throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".wal")).sorted().findFirst().orElseThrow();
+        }
+    }
+
+    @Test
+    void replayReturnsEveryRecordInSequenceOrderAcrossSegments() throws Exception {
+        write(2000);
+
+        List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
+
+        assertThat(entries).hasSize(2000);
+        for (int i = 0; i < entries.size(); i++) {
+            assertThat(entries.get(i).sequence()).isEqualTo(i + 1);
+            assertThat(entries.get(i).tableId()).isEqualTo(7);
+            assertThat(entries.get(i).cells()).isEqualTo(row(i + 1));
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.count()).as("segments rolled at 64 KiB").isGreaterThan(2);
+        }
+    }
+
+    @Test
+    void concurrentWritersShareForces() throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        try (WriteAheadLog wal = open(mvcc)) {
+            List<CompletableFuture<Void>> durable = new ArrayList<>();
+            for (int i = 1; i <= 500; i++) {
+                durable.add(wal.append(1, row(i)).durable());
+            }
+            CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertThat(wal.forces()).isPositive().isLessThan(500);
+            assertThat(wal.batches()).isEqualTo(wal.forces());
+        }
+    }
+
+    @Test
+    void futuresCompleteOnlyOnceTheRecordIsDurableAndVisibleInOrder() throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        try (WriteAheadLog wal = open(mvcc)) {
+            WriteAheadLog.Appended first = wal.append(1, row(1));
+            WriteAheadLog.Appended second = wal.append(1, row(2));
+            second.durable().get(10, TimeUnit.SECONDS);
+            assertThat(first.durable()).isDone();
+            mvcc.complete(second.write());
+            assertThat(mvcc.readPoint()).as("the second write waits for the first").isZero();
+            mvcc.complete(first.write());
+            assertThat(mvcc.readPoint()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void tornTailIsTheEndOfTheLogAndIsCutOff() throws Exception {
+        write(10);
+        Path segment = onlySegment();
+        long size = Files.size(segment);
+        try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+            ch.truncate(size - 5);
+        }
+
+        assertThat(replay(WalCorruptionPolicy.REFUSE)).hasSize(9);
+        assertThat(Files.size(segment)).as("truncated to the last whole record").isLessThan(size - 5);
+        write(1);
+        assertThat(replay(WalCorruptionPolicy.REFUSE)).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+    }
+
+    @Test
+    void zeroFilledTailIsTorn() throws Exception {
+        write(3);
+        try (FileChannel ch = FileChannel.open(onlySegment(), StandardOpenOption.APPEND)) {
+            ch.write(ByteBuffer.allocate(4096));
+        }
+        assertThat(replay(WalCorruptionPolicy.REFUSE)).hasSize(3);
+    }
+
+    @Test
+    void damageBeforeValidRecordsIsRefusedWithFileAndOffset() throws Exception {
+        write(5);
+        Path segment = onlySegment();
+        flip(segment, RecordLogLayout.HEADER_SIZE + 20);
+
+        assertThatThrownBy(() -> replay(WalCorruptionPolicy.REFUSE))
+                .isInstanceOf(CorruptFileException.class)
+                .hasMessageContaining(segment.toString())
+                .hasMessageContaining("offset " + RecordLogLayout.HEADER_SIZE)
+                .hasMessageContaining("checksum mismatch")
+                .hasMessageContaining("SKIP_AND_REPORT");
+    }
+
+    @Test
+    void skipPolicyDropsOnlyTheDamagedRecord() throws Exception {
+        write(5);
+        flip(onlySegment(), RecordLogLayout.HEADER_SIZE + 20);
+
+        assertThat(replay(WalCorruptionPolicy.SKIP_AND_REPORT)).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactly(2L, 3L, 4L, 5L);
+    }
+
+    @Test
+    void damagedHeaderIsRefused() throws Exception {
+        write(1);
+        flip(onlySegment(), 1);
+        assertThatThrownBy(() -> replay(WalCorruptionPolicy.SKIP_AND_REPORT))
+                .isInstanceOf(CorruptFileException.class).hasMessageContaining("header checksum mismatch");
+    }
+
+    @Test
+    void everySingleByteFlipIsDetectedOrIsATornTail() throws Exception {
+        write(3);
+        Path segment = onlySegment();
+        byte[] original = Files.readAllBytes(segment);
+        for (int at = 0; at < original.length; at++) {
+            byte[] damaged = original.clone();
+            damaged[at] ^= 0x5A;
+            Files.write(segment, damaged);
+            try {
+                List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
+                // Accepted only as a torn tail: a prefix of the records, each exactly as written.
+                assertThat(entries.size()).as("flip at %d", at).isLessThan(3);
+                for (int i = 0; i < entries.size(); i++) {
+                    assertThat(entries.get(i).cells()).isEqualTo(row(i + 1));
+                }
+            } catch (CorruptFileException expected) {
+                assertThat(expected.file()).isEqualTo(segment);
+            }
+        }
+    }
+
+    @Test
+    void appendAfterCloseFails() throws Exception {
+        WriteAheadLog wal = open(new Mvcc(0));
+        wal.close();
+        assertThatThrownBy(() -> wal.append(1, row(1))).isInstanceOf(BasaltException.class)
+                .hasMessage("the write-ahead log is closed");
+    }
+
+    @Test
+    void retiredSegmentsAreDeleted() throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        try (WriteAheadLog wal = open(mvcc)) {
+            CompletableFuture<Void> last = null;
+            for (int i = 1; i <= 2000; i++) {
+                last = wal.append(1, row(i)).durable();
+            }
+            last.get(30, TimeUnit.SECONDS);
+            int before = wal.segmentFiles().size();
+            wal.retireUpTo(2000);
+            assertThat(before).isGreaterThan(1);
+            assertThat(wal.segmentFiles()).hasSize(1);
+        }
+    }
+
+    private static void flip(Path file, long offset) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[(int) offset] ^= 0x01;
+        Files.write(file, bytes);
+    }
+}
