@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = BasaltCli.Version.class,
         description = "Basalt: a wide-column, sorted, durable store for the JVM.",
-        subcommands = {VersionCommand.class, TestCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ShellCommand.class, VersionCommand.class, TestCommand.class, BenchCommand.class,
+            CommandLine.HelpCommand.class})
 public final class BasaltCli implements Runnable {
 
     @picocli.CommandLine.Spec

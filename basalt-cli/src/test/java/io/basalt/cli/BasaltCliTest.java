@@ -35,7 +35,7 @@ class BasaltCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"version", "test", "bench"})
+    @ValueSource(strings = {"shell", "version", "test", "bench"})
     void everyCommandHasHelp(String command) {
         assertThat(run(command, "--help")).isZero();
         assertThat(out.toString()).startsWith("Usage: basalt " + command);

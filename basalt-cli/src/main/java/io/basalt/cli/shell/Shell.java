@@ -1,0 +1,473 @@
+package io.basalt.cli.shell;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.BasaltException;
+import io.basalt.client.Compression;
+import io.basalt.client.Connection;
+import io.basalt.client.Delete;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TimeRange;
+import io.basalt.cli.shell.ShellSyntax.Command;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The Basalt shell: HBase shell commands ({@code create}, {@code put}, {@code get}, {@code scan}, ...)
+ * run against a {@link Connection}, with HBase's output layout so HBase users feel at home.
+ * Errors print one line, {@code ERROR: ...}, never a stack trace.
+ */
+public final class Shell {
+
+    /** How a command ended, for the exit code of a non-interactive run. */
+    public enum Outcome { OK, ERROR, EXIT }
+
+    private final Connection connection;
+    private final PrintStream out;
+
+    public Shell(Connection connection, PrintStream out) {
+        this.connection = connection;
+        this.out = out;
+    }
+
+    /** Runs every command in {@code input}; stops at {@code exit}. Returns ERROR if any failed. */
+    public Outcome run(String input) {
+        List<Command> commands;
+        try {
+            commands = ShellSyntax.parse(input);
+        } catch (ShellSyntax.SyntaxError e) {
+            out.println("ERROR: syntax: " + e.getMessage());
+            return Outcome.ERROR;
+        }
+        Outcome result = Outcome.OK;
+        for (Command command : commands) {
+            Outcome outcome = execute(command);
+            if (outcome == Outcome.EXIT) {
+                return Outcome.EXIT;
+            }
+            if (outcome == Outcome.ERROR) {
+                result = Outcome.ERROR;
+            }
+        }
+        return result;
+    }
+
+    /** True when more lines are needed to finish the input (an open quote or bracket). */
+    public static boolean incomplete(String input) {
+        return ShellSyntax.incomplete(input);
+    }
+
+    private Outcome execute(Command command) {
+        long start = System.nanoTime();
+        try {
+            switch (command.name()) {
+                case "exit", "quit" -> {
+                    return Outcome.EXIT;
+                }
+                case "help" -> help();
+                case "version" -> out.println("Basalt shell; see ./basalt version");
+                case "create" -> create(command.args());
+                case "list" -> list();
+                case "describe", "desc" -> describe(name(command.args(), 0, "table"));
+                case "disable", "enable" -> {
+                    String table = name(command.args(), 0, "table");
+                    await(connection.admin().describeTable(table));
+                    out.println("Basalt tables need no " + command.name() + "; '" + table + "' is unchanged");
+                }
+                case "is_enabled", "exists" -> {
+                    String table = name(command.args(), 0, "table");
+                    boolean exists = await(connection.admin().listTables()).stream().anyMatch(t -> t.name().equals(table));
+                    out.println(exists);
+                }
+                case "drop" -> {
+                    await(connection.admin().dropTable(name(command.args(), 0, "table")));
+                }
+                case "put" -> put(command.args());
+                case "get" -> get(command.args());
+                case "delete" -> delete(command.args(), false);
+                case "deleteall" -> delete(command.args(), true);
+                case "incr" -> incr(command.args());
+                case "scan" -> scan(command.args());
+                case "count" -> count(command.args());
+                case "flush" -> await(connection.admin().flush(name(command.args(), 0, "table")));
+                case "compact", "major_compact" -> await(connection.admin().compact(name(command.args(), 0, "table")));
+                default -> throw new UsageError("unknown command '" + command.name() + "'; type help for the list");
+            }
+        } catch (UsageError | ShellSyntax.SyntaxError | BasaltException | IllegalArgumentException
+                 | IllegalStateException | java.io.UncheckedIOException e) {
+            out.println("ERROR: " + e.getMessage());
+            return Outcome.ERROR;
+        }
+        out.printf(Locale.ROOT, "Took %.4f seconds%n", (System.nanoTime() - start) / 1e9);
+        return Outcome.OK;
+    }
+
+    /** A command used wrongly; the message says how to use it. */
+    private static final class UsageError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String message) {
+            super(message);
+        }
+    }
+
+    private void help() {
+        out.println("""
+                Basalt shell commands (HBase shell syntax):
+                  create 't', 'f1', 'f2'                      create a table (or {NAME => 'f', VERSIONS => 3, TTL => 60,
+                                                               BLOOMFILTER => 'NONE', BLOCKSIZE => 65536, COMPRESSION => 'LZ4'})
+                  list                                        list tables
+                  describe 't'                                show a table's families and options
+                  drop 't'                                    drop a table and its data (disable is accepted, not needed)
+                  put 't', 'row', 'f:q', 'value' [, ts]       write one cell
+                  get 't', 'row' [, 'f:q' | {COLUMN => ['f:q'], VERSIONS => n, TIMERANGE => [min, max]}]
+                  delete 't', 'row', 'f:q' [, ts]             delete a column's versions at or below ts (default: all)
+                  deleteall 't', 'row' [, 'f:q']              delete a whole row (or a column)
+                  incr 't', 'row', 'f:q' [, n]                add n (default 1) to a counter
+                  scan 't' [, {LIMIT => n, STARTROW => 'a', STOPROW => 'b', COLUMNS => ['f:q'],
+                               REVERSED => true, VERSIONS => n, TIMERANGE => [min, max]}]
+                  count 't'                                   count rows
+                  flush 't' / compact 't'                     write memory to disk / merge a table's files
+                  help, exit
+                Strings in double quotes take escapes such as "\\x00"; commands end with ; or a new line.""");
+    }
+
+    // ------------------------------------------------------------------ arguments
+
+    private static Object arg(List<Object> args, int i, String what) {
+        if (i >= args.size()) {
+            throw new UsageError("missing " + what + " (argument " + (i + 1) + ")");
+        }
+        return args.get(i);
+    }
+
+    private static byte[] bytes(List<Object> args, int i, String what) {
+        Object value = arg(args, i, what);
+        return switch (value) {
+            case byte[] b -> b;
+            case Long n -> Long.toString(n).getBytes(StandardCharsets.UTF_8);
+            case null, default -> throw new UsageError(what + " must be a quoted string, not " + describeValue(value));
+        };
+    }
+
+    private static String name(List<Object> args, int i, String what) {
+        return new String(bytes(args, i, what), StandardCharsets.UTF_8);
+    }
+
+    private static long number(Object value, String what) {
+        if (value instanceof Long n) {
+            return n;
+        }
+        throw new UsageError(what + " must be a number, not " + describeValue(value));
+    }
+
+    private static String describeValue(Object value) {
+        return switch (value) {
+            case null -> "nil";
+            case byte[] b -> "'" + Bytes.toStringBinary(b) + "'";
+            case ShellSyntax.Constant c -> c.name();
+            default -> value.toString();
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> options(List<Object> args, int i) {
+        if (i >= args.size()) {
+            return Map.of();
+        }
+        if (args.get(i) instanceof Map<?, ?> map) {
+            return (Map<String, Object>) map;
+        }
+        return null;
+    }
+
+    /** Splits {@code family:qualifier}; the qualifier may be empty or absent (family only). */
+    private static byte[][] column(byte[] spec) {
+        for (int i = 0; i < spec.length; i++) {
+            if (spec[i] == ':') {
+                return new byte[][] {java.util.Arrays.copyOf(spec, i), java.util.Arrays.copyOfRange(spec, i + 1, spec.length)};
+            }
+        }
+        return new byte[][] {spec, null};
+    }
+
+    private static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BasaltException("interrupted");
+        } catch (ExecutionException | CompletionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof RuntimeException runtime && !(cause instanceof CompletionException)) {
+                throw runtime;
+            }
+            throw new BasaltException(cause.getMessage(), cause);
+        }
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    private void create(List<Object> args) {
+        String table = name(args, 0, "table name");
+        if (args.size() < 2) {
+            throw new UsageError("create needs at least one column family: create 't', 'f'");
+        }
+        List<FamilyDescriptor> families = new ArrayList<>();
+        for (int i = 1; i < args.size(); i++) {
+            Object spec = args.get(i);
+            if (spec instanceof byte[] name) {
+                families.add(FamilyDescriptor.of(new String(name, StandardCharsets.UTF_8)));
+            } else if (spec instanceof Map<?, ?>) {
+                families.add(family(options(args, i)));
+            } else {
+                throw new UsageError("column family must be 'name' or {NAME => 'name', ...}, not " + describeValue(spec));
+            }
+        }
+        await(connection.admin().createTable(new TableDescriptor(table, families)));
+        out.println("Created table " + table);
+    }
+
+    private static FamilyDescriptor family(Map<String, Object> spec) {
+        Object name = spec.get("NAME");
+        if (!(name instanceof byte[] bytes)) {
+            throw new UsageError("a family hash needs NAME => 'family'");
+        }
+        FamilyDescriptor family = FamilyDescriptor.of(new String(bytes, StandardCharsets.UTF_8));
+        for (var e : spec.entrySet()) {
+            Object v = e.getValue();
+            family = switch (e.getKey()) {
+                case "NAME" -> family;
+                case "VERSIONS" -> family.withMaxVersions((int) numberish(v, "VERSIONS"));
+                case "TTL" -> family.withTimeToLive(Duration.ofSeconds(numberish(v, "TTL")));
+                case "BLOCKSIZE" -> family.withBlockSize((int) numberish(v, "BLOCKSIZE"));
+                case "BLOOMFILTER" -> family.withBloomFilter(!text(v).equalsIgnoreCase("NONE"));
+                case "COMPRESSION" -> family.withCompression(compression(text(v)));
+                default -> throw new UsageError("unknown family option " + e.getKey()
+                        + " (known: NAME, VERSIONS, TTL, BLOCKSIZE, BLOOMFILTER, COMPRESSION)");
+            };
+        }
+        return family;
+    }
+
+    private static long numberish(Object v, String what) {
+        if (v instanceof byte[] b) {
+            try {
+                return Long.parseLong(new String(b, StandardCharsets.UTF_8).strip());
+            } catch (NumberFormatException e) {
+                throw new UsageError(what + " must be a number");
+            }
+        }
+        return number(v, what);
+    }
+
+    private static String text(Object v) {
+        return switch (v) {
+            case byte[] b -> new String(b, StandardCharsets.UTF_8);
+            case ShellSyntax.Constant c -> c.name();
+            case null, default -> String.valueOf(v);
+        };
+    }
+
+    private static Compression compression(String name) {
+        try {
+            return Compression.valueOf(name.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new UsageError("COMPRESSION must be NONE or LZ4, not " + name);
+        }
+    }
+
+    private void list() {
+        List<TableDescriptor> tables = await(connection.admin().listTables());
+        out.println("TABLE");
+        tables.forEach(t -> out.println(t.name()));
+        out.println(tables.size() + " row(s)");
+    }
+
+    private void describe(String table) {
+        TableDescriptor descriptor = await(connection.admin().describeTable(table));
+        out.println("Table " + descriptor.name());
+        out.println("COLUMN FAMILIES DESCRIPTION");
+        for (FamilyDescriptor f : descriptor.families()) {
+            out.printf(Locale.ROOT, "{NAME => '%s', VERSIONS => '%d', TTL => '%s', BLOOMFILTER => '%s', "
+                            + "BLOCKSIZE => '%d', COMPRESSION => '%s'}%n", f.name(), f.maxVersions(),
+                    f.expires() ? Long.toString(f.timeToLive().toSeconds()) : "FOREVER",
+                    f.bloomFilter() ? "ROW" : "NONE", f.blockSize(), f.compression());
+        }
+        out.println(descriptor.families().size() + " row(s)");
+    }
+
+    private void put(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        byte[] row = bytes(args, 1, "row");
+        byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
+        if (column[1] == null) {
+            throw new UsageError("put needs a column as 'family:qualifier'");
+        }
+        byte[] value = bytes(args, 3, "value");
+        Put put = args.size() > 4 ? new Put(row).addColumn(column[0], column[1], number(args.get(4), "timestamp"), value)
+                : new Put(row).addColumn(column[0], column[1], value);
+        await(table.put(put));
+    }
+
+    private void get(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        Get get = new Get(bytes(args, 1, "row"));
+        for (int i = 2; i < args.size(); i++) {
+            Object spec = args.get(i);
+            if (spec instanceof byte[] column) {
+                select(get, column);
+            } else if (spec instanceof Map<?, ?>) {
+                Map<String, Object> options = options(args, i);
+                for (var e : options.entrySet()) {
+                    switch (e.getKey()) {
+                        case "COLUMN", "COLUMNS" -> columns(e.getValue()).forEach(c -> select(get, c));
+                        case "VERSIONS" -> get.readVersions((int) number(e.getValue(), "VERSIONS"));
+                        case "TIMERANGE" -> get.setTimeRange(timeRange(e.getValue()));
+                        case "TIMESTAMP" -> get.setTimeRange(TimeRange.at(number(e.getValue(), "TIMESTAMP")));
+                        default -> throw new UsageError("unknown get option " + e.getKey()
+                                + " (known: COLUMN, VERSIONS, TIMERANGE, TIMESTAMP)");
+                    }
+                }
+            } else {
+                throw new UsageError("get takes columns as 'f:q' or a hash, not " + describeValue(spec));
+            }
+        }
+        Result result = await(table.get(get));
+        out.printf("%-30s %s%n", "COLUMN", "CELL");
+        for (Cell cell : result.cells()) {
+            out.printf(" %-29s timestamp=%d, value=%s%n",
+                    Bytes.toStringBinary(cell.family()) + ":" + Bytes.toStringBinary(cell.qualifier()),
+                    cell.timestamp(), Bytes.toStringBinary(cell.value()));
+        }
+        out.println(result.size() + " row(s)");
+    }
+
+    private static List<byte[]> columns(Object value) {
+        List<byte[]> out = new ArrayList<>();
+        if (value instanceof byte[] b) {
+            out.add(b);
+        } else if (value instanceof List<?> list) {
+            for (Object item : list) {
+                if (!(item instanceof byte[] b)) {
+                    throw new UsageError("columns must be quoted 'family:qualifier' strings");
+                }
+                out.add(b);
+            }
+        } else {
+            throw new UsageError("COLUMNS must be 'f:q' or ['f:q', ...]");
+        }
+        return out;
+    }
+
+    private static void select(io.basalt.client.Query<?> query, byte[] spec) {
+        byte[][] column = column(spec);
+        if (column[1] == null) {
+            query.addFamily(column[0]);
+        } else {
+            query.addColumn(column[0], column[1]);
+        }
+    }
+
+    private static TimeRange timeRange(Object value) {
+        if (value instanceof List<?> list && list.size() == 2) {
+            return new TimeRange(number(list.get(0), "TIMERANGE start"), number(list.get(1), "TIMERANGE end"));
+        }
+        throw new UsageError("TIMERANGE must be [min, max]");
+    }
+
+    private void delete(List<Object> args, boolean all) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        byte[] row = bytes(args, 1, "row");
+        Mutation delete;
+        if (all && args.size() == 2) {
+            delete = new Delete(row);
+        } else {
+            byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
+            long ts = args.size() > 3 ? number(args.get(3), "timestamp") : Mutation.LATEST_TIMESTAMP;
+            Delete d = new Delete(row, ts);
+            delete = column[1] == null ? d.addFamily(column[0]) : d.addColumns(column[0], column[1]);
+        }
+        await(table.delete((Delete) delete));
+    }
+
+    private void incr(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
+        if (column[1] == null) {
+            throw new UsageError("incr needs a column as 'family:qualifier'");
+        }
+        long amount = args.size() > 3 ? number(args.get(3), "increment") : 1;
+        Result result = await(table.increment(new Increment(bytes(args, 1, "row")).addColumn(column[0], column[1], amount)));
+        out.println("COUNTER VALUE = " + Increment.decode(result.cells().getFirst().value()));
+    }
+
+    private Scan scanFrom(Map<String, Object> options) {
+        Scan scan = new Scan();
+        for (var e : options.entrySet()) {
+            Object v = e.getValue();
+            switch (e.getKey()) {
+                case "LIMIT" -> scan.setLimit(number(v, "LIMIT"));
+                case "STARTROW", "START_ROW" -> scan.withStartRow(bytes(List.of(v), 0, "STARTROW"));
+                case "STOPROW", "STOP_ROW", "ENDROW" -> scan.withStopRow(bytes(List.of(v), 0, "STOPROW"));
+                case "COLUMNS", "COLUMN" -> columns(v).forEach(c -> select(scan, c));
+                case "REVERSED" -> scan.setReversed(Boolean.TRUE.equals(v));
+                case "VERSIONS" -> scan.readVersions((int) number(v, "VERSIONS"));
+                case "TIMERANGE" -> scan.setTimeRange(timeRange(v));
+                case "CACHE", "CACHING" -> scan.setCaching((int) number(v, "CACHING"));
+                default -> throw new UsageError("unknown scan option " + e.getKey()
+                        + " (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS, TIMERANGE, CACHING)");
+            }
+        }
+        return scan;
+    }
+
+    private void scan(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        Map<String, Object> options = options(args, 1);
+        if (options == null) {
+            throw new UsageError("scan options must be a hash: scan 't', {LIMIT => 10}");
+        }
+        long rows = 0;
+        out.printf("%-30s %s%n", "ROW", "COLUMN+CELL");
+        try (ResultScanner scanner = table.scanner(scanFrom(options))) {
+            for (Result result = scanner.next(); result != null; result = scanner.next()) {
+                rows++;
+                for (Cell cell : result.cells()) {
+                    out.printf(" %-29s column=%s:%s, timestamp=%d, value=%s%n", Bytes.toStringBinary(result.row()),
+                            Bytes.toStringBinary(cell.family()), Bytes.toStringBinary(cell.qualifier()), cell.timestamp(),
+                            Bytes.toStringBinary(cell.value()));
+                }
+            }
+        }
+        out.println(rows + " row(s)");
+    }
+
+    private void count(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        long rows = 0;
+        try (ResultScanner scanner = table.scanner(new Scan())) {
+            while (scanner.next() != null) {
+                rows++;
+            }
+        }
+        out.println(rows + " row(s)");
+    }
+}

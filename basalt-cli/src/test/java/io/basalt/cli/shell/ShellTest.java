@@ -1,0 +1,119 @@
+package io.basalt.cli.shell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShellTest {
+
+    @TempDir
+    Path dir;
+
+    private Connection connection;
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private Shell shell;
+
+    @BeforeEach
+    void open() {
+        connection = Basalt.open(dir);
+        shell = new Shell(connection, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void close() {
+        connection.close();
+    }
+
+    private String run(String commands) {
+        bytes.reset();
+        shell.run(commands);
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void createPutGetScanLikeHBase() {
+        run("create 't', 'f1', {NAME => 'f2', VERSIONS => 3}");
+        run("put 't', 'r1', 'f1:a', 'v1'; put 't', 'r2', 'f2:b', 'v2', 7");
+
+        String get = run("get 't', 'r2'");
+        assertThat(get).contains("COLUMN").contains(" f2:b").contains("timestamp=7, value=v2").contains("1 row(s)");
+
+        String scan = run("scan 't'");
+        assertThat(scan.lines().filter(l -> l.startsWith(" r"))).hasSize(2);
+        assertThat(scan).contains("column=f1:a").contains("value=v1").contains("2 row(s)");
+
+        assertThat(run("scan 't', {LIMIT => 1, STARTROW => 'r2'}")).contains(" r2").doesNotContain(" r1 ")
+                .contains("1 row(s)");
+        assertThat(run("count 't'")).contains("2 row(s)");
+    }
+
+    @Test
+    void listDescribeDisableDrop() {
+        run("create 't', {NAME => 'f', TTL => 60, COMPRESSION => 'LZ4', BLOOMFILTER => 'NONE'}");
+        assertThat(run("list")).contains("TABLE\nt\n1 row(s)");
+        assertThat(run("describe 't'")).contains("NAME => 'f'").contains("TTL => '60'")
+                .contains("COMPRESSION => 'LZ4'").contains("BLOOMFILTER => 'NONE'");
+        assertThat(run("disable 't'; drop 't'")).doesNotContain("ERROR");
+        assertThat(run("list")).contains("0 row(s)");
+    }
+
+    @Test
+    void deletesAndDeleteall() {
+        run("create 't', 'f'; put 't', 'r', 'f:a', '1'; put 't', 'r', 'f:b', '2'; put 't', 's', 'f:a', '3'");
+        run("delete 't', 'r', 'f:a'");
+        assertThat(run("get 't', 'r'")).doesNotContain("f:a").contains("f:b");
+        run("deleteall 't', 'r'");
+        assertThat(run("get 't', 'r'")).contains("0 row(s)");
+        assertThat(run("count 't'")).contains("1 row(s)");
+    }
+
+    @Test
+    void incrCountsAndBinaryRowsPrintEscaped() {
+        run("create 't', 'f'");
+        run("incr 't', 'c', 'f:n'");
+        assertThat(run("incr 't', 'c', 'f:n', 41")).contains("COUNTER VALUE = 42");
+        run("put 't', \"\\x00\\xFF\", 'f:q', 'v'");
+        assertThat(run("scan 't'")).contains(" \\x00\\xFF");
+    }
+
+    @Test
+    void flushAndCompactKeepTheData() {
+        run("create 't', 'f'; put 't', 'r', 'f:a', '1'; flush 't'; put 't', 'r', 'f:a', '2'; compact 't'");
+        assertThat(run("get 't', 'r'")).contains("value=2");
+    }
+
+    @Test
+    void errorsAreOneLineAndTheShellGoesOn() {
+        String out = run("get 'missing', 'r'; frobnicate; put 't'; scan 't', {LIMT => 1}; create 't', 'f'; list");
+        assertThat(out.lines().filter(l -> l.startsWith("ERROR: "))).containsExactly(
+                "ERROR: table 'missing' does not exist",
+                "ERROR: unknown command 'frobnicate'; type help for the list",
+                "ERROR: missing row (argument 2)",
+                "ERROR: unknown scan option LIMT (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS,"
+                        + " TIMERANGE, CACHING)");
+        assertThat(out).contains("Created table t").contains("TABLE\nt\n");
+        assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void outcomeReportsErrorsAndExit() {
+        assertThat(shell.run("create 't', 'f'")).isEqualTo(Shell.Outcome.OK);
+        assertThat(shell.run("get 'nope', 'r'")).isEqualTo(Shell.Outcome.ERROR);
+        assertThat(shell.run("list; exit; list")).isEqualTo(Shell.Outcome.EXIT);
+        assertThat(shell.run("put 't', 'r")).isEqualTo(Shell.Outcome.ERROR);
+    }
+
+    @Test
+    void helpListsTheCommands() {
+        assertThat(run("help")).contains("create").contains("scan").contains("deleteall").contains("exit");
+    }
+}
