@@ -83,8 +83,11 @@ public final class CellComparator implements Comparator<Cell> {
         return at + 1;
     }
 
-    /** Compares two keys given where each starts (its row length) and how long it is. */
-    static int compareKeys(MemorySegment a, long aKey, int aKeyLength, MemorySegment b, long bKey, int bKeyLength) {
+    /**
+     * Compares two encoded keys ({@code rowLen .. type}, see {@link CellLayout#keyBytes}) given
+     * where each starts and how long it is. Like {@link #compareEncoded}, it trusts the keys.
+     */
+    public static int compareKeys(MemorySegment a, long aKey, int aKeyLength, MemorySegment b, long bKey, int bKeyLength) {
         int aRow = CellLayout.rowLength(a, aKey);
         int bRow = CellLayout.rowLength(b, bKey);
         int c = Bytes.compare(a, CellLayout.rowOffset(aKey), aRow, b, CellLayout.rowOffset(bKey), bRow);

@@ -232,6 +232,33 @@ public final class CellLayout {
         return total;
     }
 
+    /**
+     * The encoded key of {@code cell} alone ({@code rowLen .. type}), the form sorted files store
+     * and {@link CellComparator#compareKeys} compares. No limits are checked: seek keys may bend
+     * them (an empty family, a row one byte past the longest).
+     */
+    public static byte[] keyBytes(Cell cell) {
+        MemorySegment row = cell.row();
+        MemorySegment family = cell.family();
+        MemorySegment qualifier = cell.qualifier();
+        int rowLength = (int) row.byteSize();
+        int familyLength = (int) family.byteSize();
+        byte[] key = new byte[keyLength(rowLength, familyLength, (int) qualifier.byteSize())];
+        MemorySegment dst = MemorySegment.ofArray(key);
+        dst.set(U16, 0, (short) rowLength);
+        MemorySegment.copy(row, 0, dst, ROW_LENGTH_SIZE, rowLength);
+        long at = ROW_LENGTH_SIZE + rowLength;
+        dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
+        at += FAMILY_LENGTH_SIZE;
+        MemorySegment.copy(family, 0, dst, at, familyLength);
+        at += familyLength;
+        MemorySegment.copy(qualifier, 0, dst, at, qualifier.byteSize());
+        at += qualifier.byteSize();
+        dst.set(I64, at, cell.timestamp());
+        dst.set(ValueLayout.JAVA_BYTE, at + 8, cell.type().code());
+        return key;
+    }
+
     /** Encodes {@code cell} into a new array. */
     public static byte[] encode(Cell cell) {
         long length = encodedLength(cell);

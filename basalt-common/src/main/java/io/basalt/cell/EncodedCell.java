@@ -75,7 +75,8 @@ public final class EncodedCell extends AbstractCell {
         return keyOffset - offset + keyLength + valueLength;
     }
 
-    long keyOffset() {
+    /** Where the key starts in {@link #segment()}. */
+    public long keyOffset() {
         return keyOffset;
     }
 
@@ -87,32 +88,75 @@ public final class EncodedCell extends AbstractCell {
         return segment.asSlice(keyOffset, keyLength);
     }
 
-    int keyLength() {
+    /** Bytes of the key. */
+    public int keyLength() {
         return keyLength;
     }
 
-    int rowLength() {
+    /** Bytes of the row. */
+    public int rowLength() {
         return rowLength;
     }
 
-    int familyLength() {
-        return familyLength;
-    }
-
-    long rowOffset() {
+    /** Where the row starts in {@link #segment()}. */
+    public long rowOffset() {
         return CellLayout.rowOffset(keyOffset);
     }
 
-    long familyOffset() {
+    /** Bytes of the family. */
+    public int familyLength() {
+        return familyLength;
+    }
+
+    /** Where the family starts in {@link #segment()}. */
+    public long familyOffset() {
         return CellLayout.familyLengthOffset(keyOffset, rowLength) + CellLayout.FAMILY_LENGTH_SIZE;
     }
 
-    long qualifierOffset() {
+    /** Where the qualifier starts in {@link #segment()}. */
+    public long qualifierOffset() {
         return familyOffset() + familyLength;
     }
 
-    int qualifierLength() {
+    /** Bytes of the qualifier. */
+    public int qualifierLength() {
         return CellLayout.qualifierLength(keyLength, rowLength, familyLength);
+    }
+
+    /** Where the value starts in {@link #segment()}. */
+    public long valueOffset() {
+        return keyOffset + keyLength;
+    }
+
+    /** Bytes of the value. */
+    public int valueLength() {
+        return valueLength;
+    }
+
+    private byte[] copy(long offset, int length) {
+        byte[] out = new byte[length];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, out, 0, length);
+        return out;
+    }
+
+    @Override
+    public byte[] rowBytes() {
+        return copy(rowOffset(), rowLength);
+    }
+
+    @Override
+    public byte[] familyBytes() {
+        return copy(familyOffset(), familyLength);
+    }
+
+    @Override
+    public byte[] qualifierBytes() {
+        return copy(qualifierOffset(), qualifierLength());
+    }
+
+    @Override
+    public byte[] valueBytes() {
+        return copy(valueOffset(), valueLength);
     }
 
     @Override

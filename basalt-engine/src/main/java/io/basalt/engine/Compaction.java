@@ -1,7 +1,7 @@
 package io.basalt.engine;
 
 import io.basalt.bytes.Bytes;
-import io.basalt.cell.Cell;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.FamilyDescriptor;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -100,7 +100,7 @@ final class Compaction {
             Visibility visibility = new Visibility(readPoint, family, now, true);
             MemorySegment row = null;
             while (merged.valid()) {
-                Cell cell = merged.cell();
+                EncodedCell cell = merged.cell();
                 if (row == null || Bytes.compare(cell.row(), row) != 0) {
                     row = MemorySegment.ofArray(cell.rowBytes());
                     visibility.reset();

@@ -1,6 +1,7 @@
 package io.basalt.engine;
 
 import io.basalt.cell.Cell;
+import io.basalt.cell.EncodedCell;
 
 /**
  * A sorted source of cells with their sequence numbers: a memtable, an SSTable, or a merge of
@@ -13,8 +14,11 @@ interface InternalIterator extends AutoCloseable {
     /** True while the iterator is on an entry. */
     boolean valid();
 
-    /** The current cell; valid until the next call to {@link #next()} or {@link #seek}. */
-    Cell cell();
+    /**
+     * The current cell, encoded (every source keeps cells in {@link io.basalt.cell.CellLayout}
+     * form); stable after the iterator moves on.
+     */
+    EncodedCell cell();
 
     /** The sequence number of the write that stored the current cell. */
     long sequence();

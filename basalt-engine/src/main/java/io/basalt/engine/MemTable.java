@@ -125,8 +125,8 @@ final class MemTable {
         }
 
         @Override
-        public Cell cell() {
-            return current.cell;
+        public EncodedCell cell() {
+            return (EncodedCell) current.cell; // add() stores only encoded cells
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.basalt.engine;
 
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
+import io.basalt.cell.EncodedCell;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -13,7 +14,10 @@ import java.util.PriorityQueue;
 final class MergingIterator implements InternalIterator {
 
     private static int compare(InternalIterator a, InternalIterator b) {
-        int c = CellComparator.INSTANCE.compare(a.cell(), b.cell());
+        EncodedCell x = a.cell();
+        EncodedCell y = b.cell();
+        int c = CellComparator.compareKeys(x.segment(), x.keyOffset(), x.keyLength(), y.segment(), y.keyOffset(),
+                y.keyLength());
         return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
     }
 
@@ -43,7 +47,7 @@ final class MergingIterator implements InternalIterator {
     }
 
     @Override
-    public Cell cell() {
+    public EncodedCell cell() {
         return current.cell();
     }
 

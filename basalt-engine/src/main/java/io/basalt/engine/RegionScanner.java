@@ -2,6 +2,7 @@ package io.basalt.engine;
 
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
@@ -29,6 +30,7 @@ final class RegionScanner implements AutoCloseable {
     private final ReadPoints.Registration registration;
     private final List<FamilyDescriptor> families;
     private final byte[][] familyNames;
+    private final MemorySegment[] familySegments;
     private final Visibility[] visibility;
     private final List<MemTable> memtables;
     private final List<SSTableReader> files;
@@ -54,9 +56,11 @@ final class RegionScanner implements AutoCloseable {
             }
         }
         this.familyNames = new byte[families.size()][];
+        this.familySegments = new MemorySegment[families.size()];
         this.visibility = new Visibility[families.size()];
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
+            familySegments[i] = MemorySegment.ofArray(familyNames[i]);
             visibility[i] = new Visibility(readPoint, families.get(i), now, false);
         }
         this.memtables = new ArrayList<>();
@@ -163,30 +167,30 @@ final class RegionScanner implements AutoCloseable {
             v.reset();
         }
         int familyIndex = -1;
-        MemorySegment currentFamily = null;
-        MemorySegment currentQualifier = null;
+        EncodedCell familyCell = null;
+        EncodedCell columnCell = null;
         NavigableSet<byte[]> qualifiers = null;
         boolean columnSelected = false;
         int returnedVersions = 0;
         while (merged.valid()) {
-            Cell cell = merged.cell();
-            if (Bytes.compare(cell.row(), rowSegment) != 0) {
+            EncodedCell cell = merged.cell();
+            MemorySegment segment = cell.segment();
+            if (!Bytes.equals(segment, cell.rowOffset(), cell.rowLength(), rowSegment, 0, row.length)) {
                 break;
             }
-            MemorySegment family = cell.family();
-            if (currentFamily == null || Bytes.compare(family, currentFamily) != 0) {
-                currentFamily = family;
-                familyIndex = familyIndex(family);
-                currentQualifier = null;
+            if (familyCell == null || !Bytes.equals(familyCell.segment(), familyCell.familyOffset(),
+                    familyCell.familyLength(), segment, cell.familyOffset(), cell.familyLength())) {
+                familyCell = cell;
+                familyIndex = familyIndex(cell);
+                columnCell = null;
                 qualifiers = familyIndex < 0 || columns.isEmpty() ? null : columns.get(familyNames[familyIndex]);
             }
             if (familyIndex >= 0) {
-                MemorySegment qualifier = cell.qualifier();
-                if (currentQualifier == null || Bytes.compare(qualifier, currentQualifier) != 0) {
-                    currentQualifier = qualifier;
+                if (columnCell == null || !Bytes.equals(columnCell.segment(), columnCell.qualifierOffset(),
+                        columnCell.qualifierLength(), segment, cell.qualifierOffset(), cell.qualifierLength())) {
+                    columnCell = cell;
                     returnedVersions = 0;
-                    columnSelected = qualifiers == null || qualifiers.isEmpty()
-                            || qualifiers.contains(qualifier.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                    columnSelected = qualifiers == null || qualifiers.isEmpty() || qualifiers.contains(cell.qualifierBytes());
                 }
                 Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
                 if (verdict == Visibility.Verdict.LIVE && columnSelected
@@ -200,9 +204,10 @@ final class RegionScanner implements AutoCloseable {
         return out;
     }
 
-    private int familyIndex(MemorySegment family) {
-        for (int i = 0; i < familyNames.length; i++) {
-            if (Bytes.compare(MemorySegment.ofArray(familyNames[i]), family) == 0) {
+    private int familyIndex(EncodedCell cell) {
+        for (int i = 0; i < familySegments.length; i++) {
+            if (Bytes.equals(familySegments[i], 0, familySegments[i].byteSize(), cell.segment(), cell.familyOffset(),
+                    cell.familyLength())) {
                 return i;
             }
         }

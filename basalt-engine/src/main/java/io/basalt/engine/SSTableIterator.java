@@ -101,7 +101,7 @@ final class SSTableIterator implements InternalIterator {
     }
 
     @Override
-    public Cell cell() {
+    public EncodedCell cell() {
         if (cell == null) {
             int header = Varints.size(keyLength) + Varints.size(valueLength);
             byte[] bytes = new byte[header + keyLength + valueLength];
@@ -142,13 +142,14 @@ final class SSTableIterator implements InternalIterator {
         }
     }
 
-    /** The current entry's key as a cell with no value, cheaper than {@link #cell()} for comparing. */
-    private EncodedCell currentKey() {
-        return SSTableReader.cellFromKey(MemorySegment.ofArray(key).asSlice(0, keyLength));
+    /** Compares the current entry's key with an encoded key, in place. */
+    private int compareCurrent(MemorySegment target) {
+        return CellComparator.compareKeys(MemorySegment.ofArray(key), 0, keyLength, target, 0, (int) target.byteSize());
     }
 
     @Override
-    public void seek(Cell target) {
+    public void seek(Cell cell) {
+        MemorySegment target = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(cell));
         int b = file.blockFor(target);
         if (b >= file.blockCount()) {
             valid = false;
@@ -165,7 +166,7 @@ final class SSTableIterator implements InternalIterator {
             int mid = (lo + hi + 1) >>> 1;
             keyLength = 0;
             parseAt(restart(mid));
-            if (CellComparator.INSTANCE.compare(currentKey(), target) < 0) {
+            if (compareCurrent(target) < 0) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -173,7 +174,7 @@ final class SSTableIterator implements InternalIterator {
         }
         keyLength = 0;
         parseAt(restart(lo));
-        while (valid && CellComparator.INSTANCE.compare(currentKey(), target) < 0) {
+        while (valid && compareCurrent(target) < 0) {
             next();
         }
     }

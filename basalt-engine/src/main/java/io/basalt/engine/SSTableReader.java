@@ -37,7 +37,8 @@ final class SSTableReader {
     private final Path path;
     private final FileChannel channel;
     private final BlockCache cache;
-    private final EncodedCell[] lastKeys;
+    /** The last key of each data block, encoded ({@link io.basalt.cell.CellLayout#keyBytes}). */
+    private final byte[][] lastKeys;
     private final long[] blockOffsets;
     private final int[] blockSizes;
     private final BloomFilter bloom;
@@ -100,18 +101,20 @@ final class SSTableReader {
 
             MemorySegment index = MemorySegment.ofArray(readBlock(indexOffset, indexSize));
             Varints.Reader r = new Varints.Reader(index, 0, index.byteSize());
-            List<EncodedCell> keys = new ArrayList<>();
+            List<byte[]> keys = new ArrayList<>();
             List<long[]> places = new ArrayList<>();
             while (r.hasMore()) {
                 int keyLength = r.readInt(1 << 20, "index key length");
                 long keyAt = r.take(keyLength, "index key");
-                keys.add(cellFromKey(index.asSlice(keyAt, keyLength)));
+                byte[] key = index.asSlice(keyAt, keyLength).toArray(ValueLayout.JAVA_BYTE);
+                cellFromKey(MemorySegment.ofArray(key)); // validates the key's structure once
+                keys.add(key);
                 long offset = r.readLong();
                 int size = r.readInt(Integer.MAX_VALUE, "block size");
                 checkRange(offset, size, metaOffset, "data block " + keys.size());
                 places.add(new long[] {offset, size});
             }
-            this.lastKeys = keys.toArray(EncodedCell[]::new);
+            this.lastKeys = keys.toArray(byte[][]::new);
             this.blockOffsets = places.stream().mapToLong(p -> p[0]).toArray();
             this.blockSizes = places.stream().mapToInt(p -> (int) p[1]).toArray();
 
@@ -246,9 +249,6 @@ final class SSTableReader {
         return lastKeys.length;
     }
 
-    EncodedCell lastKey(int block) {
-        return lastKeys[block];
-    }
 
     /** The smallest key in the file, or {@code null} for an empty file. */
     EncodedCell firstKey() {
@@ -270,11 +270,17 @@ final class SSTableReader {
 
     /** The first block whose last key is at or after {@code key}, or {@link #blockCount()}. */
     int blockFor(Cell key) {
+        return blockFor(MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(key)));
+    }
+
+    /** {@link #blockFor(Cell)} for an encoded key. */
+    int blockFor(MemorySegment key) {
         int lo = 0;
         int hi = lastKeys.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (CellComparator.INSTANCE.compare(lastKeys[mid], key) < 0) {
+            byte[] last = lastKeys[mid];
+            if (CellComparator.compareKeys(MemorySegment.ofArray(last), 0, last.length, key, 0, (int) key.byteSize()) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -299,7 +305,7 @@ final class SSTableReader {
         if (b >= blockCount()) {
             return lastKey.rowBytes();
         }
-        byte[] found = b > 0 ? lastKeys[b - 1].rowBytes() : null;
+        byte[] found = b > 0 ? cellFromKey(MemorySegment.ofArray(lastKeys[b - 1])).rowBytes() : null;
         SSTableIterator it = new SSTableIterator(this, b);
         try {
             while (it.valid() && CellComparator.INSTANCE.compare(it.cell(), target) < 0) {

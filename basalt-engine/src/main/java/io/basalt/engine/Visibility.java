@@ -1,7 +1,7 @@
 package io.basalt.engine;
 
 import io.basalt.bytes.Bytes;
-import io.basalt.cell.Cell;
+import io.basalt.cell.EncodedCell;
 import io.basalt.cell.CellType;
 import io.basalt.client.FamilyDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -56,7 +56,9 @@ final class Visibility {
 
     private final List<Marker> familyMarkers = new ArrayList<>();
     private final List<Marker> columnMarkers = new ArrayList<>();
-    private MemorySegment column;
+    private MemorySegment columnSegment;
+    private long columnOffset;
+    private int columnLength = -1;
     private int versions;
     private long lastTimestamp = -1;
     private boolean pendingFamilyMarker;
@@ -83,8 +85,15 @@ final class Visibility {
         pendingFamilyMarker = false;
     }
 
-    private void startColumn(MemorySegment qualifier) {
-        column = qualifier;
+    private void startColumn(EncodedCell cell) {
+        if (cell == null) {
+            columnSegment = null;
+            columnLength = -1;
+        } else {
+            columnSegment = cell.segment();
+            columnOffset = cell.qualifierOffset();
+            columnLength = cell.qualifierLength();
+        }
         columnMarkers.clear();
         versions = 0;
         lastTimestamp = -1;
@@ -96,8 +105,7 @@ final class Visibility {
      *
      * @param sequence the cell's write sequence number
      */
-    Verdict judge(Cell cell, long sequence) {
-        MemorySegment qualifier = cell.qualifier();
+    Verdict judge(EncodedCell cell, long sequence) {
         CellType type = cell.type();
         if (type == CellType.DELETE_FAMILY) {
             if (sequence > readPoint) {
@@ -107,8 +115,9 @@ final class Visibility {
             familyMarkers.add(new Marker(cell.timestamp(), sequence, type));
             return Verdict.MARKER;
         }
-        if (column == null || Bytes.compare(column, qualifier) != 0) {
-            startColumn(qualifier);
+        if (columnLength < 0 || !Bytes.equals(columnSegment, columnOffset, columnLength, cell.segment(),
+                cell.qualifierOffset(), cell.qualifierLength())) {
+            startColumn(cell);
         }
         if (sequence > readPoint) {
             if (type.isDelete()) {

@@ -72,7 +72,9 @@ class WriteAheadLogTest {
             assertThat(entries.get(i).cells()).isEqualTo(row(i + 1));
         }
         try (var files = Files.list(dir)) {
-            assertThat(files.count()).as("segments rolled at 64 KiB").isGreaterThan(2);
+            // The syncer rolls after a batch that crossed 64 KiB; how many batches 2,000 appends make
+            // depends on timing, but 250 KiB of records need at least one roll.
+            assertThat(files.count()).as("segments rolled at 64 KiB").isGreaterThanOrEqualTo(2);
         }
     }
 

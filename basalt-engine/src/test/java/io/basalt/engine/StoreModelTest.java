@@ -1,0 +1,1317 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.BasaltException;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Compression;
+import io.basalt.client.Delete;
+import io.basalt.client.Durability;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TimeRange;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The embedded store against an independent in-memory model of its documented semantics (the
+ * class comment of {@link Visibility}, {@link Delete}, {@link Increment}, {@link CheckAndMutate}),
+ * over long random programs of writes, reads, flushes, compactions, reopens and clock ticks on a
+ * key space small enough that timestamps collide, deletes mask and versions overflow.
+ *
+ * <p>The model keeps every write ever made (timestamp, write order, value or marker) in plain
+ * tree maps and judges visibility when read; it shares no code with the engine. After every
+ * mutation the touched rows are read back with all versions, after every flush, compaction and
+ * reopen the whole table is; gets and scans compare what they return. A divergence fails with the
+ * step, the command, what the model expected and what the store returned, and jqwik reports the
+ * shrunk program (one numbered command per line).
+ *
+ * <p>Engine bugs this found are pinned at the end as minimal {@code @Disabled} examples, named
+ * after the bug; the properties steer around them (see {@link #SURPLUS_VERSIONS_RESURFACE}).
+ */
+class StoreModelTest {
+
+    // ------------------------------------------------------------------ key space
+
+    /** Rows in byte order; "r\0" sits between "r" and "r0": the key a seek past "r" lands on. */
+    static final List<String> ROWS = List.of("r", "r\0", "r0", "r00", "s");
+    /** Scan bounds: "" (unbounded), the rows, and keys between and around them. */
+    static final List<String> BOUNDS = List.of("", "a", "r", "r\0", "r0", "r000", "r00", "r01", "s", "z");
+    /** The empty qualifier sorts with the family's delete markers; it must work like any other. */
+    static final List<String> QUALIFIERS = List.of("", "a", "b");
+    static final String TABLE = "t";
+    /** Explicit timestamps are drawn from 0..MAX_TS; the clock starts inside that range. */
+    static final long MAX_TS = 16;
+    static final long CLOCK_START = 8;
+    /** Stands for "no timestamp given": the store's clock at apply time. */
+    static final long NOW = -1;
+
+    /** A family as the model sees it: the name, versions kept and time to live (0: forever). */
+    record FamilySpec(String name, int maxVersions, long ttlMillis) {}
+
+    /** In name order, which is also the store's family order. */
+    static final List<FamilySpec> FAMILIES = List.of(
+            new FamilySpec("f", 1, 0), new FamilySpec("m", 3, 0), new FamilySpec("t", 2, 6));
+
+    static TableDescriptor tableDescriptor() {
+        return new TableDescriptor(TABLE, List.of(
+                FamilyDescriptor.of("f"),
+                FamilyDescriptor.of("m").withMaxVersions(3).withCompression(Compression.LZ4).withBlockSize(1024),
+                FamilyDescriptor.of("t").withMaxVersions(2).withTimeToLive(Duration.ofMillis(6))
+                        .withBloomFilter(false).withBlockSize(1024)));
+    }
+
+    /**
+     * True while the engine shows a version beyond the family's {@code maxVersions} again once the
+     * newer versions in front of it are deleted one by one, until a compaction drops it (see
+     * {@link #deletingTheNewestVersionResurrectsAVersionBeyondMaxVersions}). The model then keeps
+     * surplus versions until a compaction; set it to false when the engine is fixed, and the model
+     * forgets a surplus version as soon as it is pushed out.
+     */
+    static final boolean SURPLUS_VERSIONS_RESURFACE = true;
+
+    /**
+     * True while reopening a store whose log segments were all retired hides every flushed write
+     * (see {@link #reopeningAfterTheLogRolledAndWasRetiredHidesEveryFlushedWrite}). The harness
+     * then writes twice to a side table before each reopen, so the newest log segment is never
+     * empty when the store closes; set it to false when the engine is fixed.
+     */
+    static final boolean SEQUENCE_RESTARTS_AFTER_LOG_RETIRED = true;
+    static final String SIDE_TABLE = "side";
+
+    // ------------------------------------------------------------------ properties
+
+    /**
+     * Every command on one store with compaction only on request, so the model knows exactly
+     * which surplus versions a compaction dropped.
+     */
+    @Property(tries = 150, edgeCases = EdgeCasesMode.NONE)
+    void storeAgreesWithTheModel(@ForAll("everyCommand") Program program) throws Exception {
+        StoreOptions options = program.options().withCompaction(1000, 1001);
+        try (Harness harness = new Harness(options)) {
+            harness.run(program.commands());
+        }
+    }
+
+    /**
+     * Background compactions (after every second flush) racing the reads, on programs without
+     * single-version deletes: without those, nothing a compaction drops can ever be visible again,
+     * so whenever the compactor runs, reads must not change.
+     */
+    @Property(tries = 100, edgeCases = EdgeCasesMode.NONE)
+    void backgroundCompactionsNeverChangeWhatReadsReturn(@ForAll("noVersionDeletes") Program program)
+            throws Exception {
+        StoreOptions options = program.options().withCompaction(2, 30);
+        try (Harness harness = new Harness(options)) {
+            harness.run(program.commands());
+        }
+    }
+
+    @Provide
+    Arbitrary<Program> everyCommand() {
+        return programs(new Generators(true));
+    }
+
+    @Provide
+    Arbitrary<Program> noVersionDeletes() {
+        return programs(new Generators(!SURPLUS_VERSIONS_RESURFACE));
+    }
+
+    private static Arbitrary<Program> programs(Generators g) {
+        return Combinators.combine(
+                g.command().list().ofMinSize(1).ofMaxSize(200).withSizeDistribution(RandomDistribution.uniform()),
+                Arbitraries.of(Durability.SYNC, Durability.ASYNC),
+                Arbitraries.of(0L, 4096L, 1L << 20)).as(Program::new);
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    /** One step of a program; {@code toString} reads like the call it makes. */
+    sealed interface Cmd permits Mutate, GetCmd, ScanCmd, Flush, Compact, Reopen, Tick {}
+
+    /** A command that writes (or may write) one row. */
+    sealed interface Mutate extends Cmd permits PutCmd, DeleteCmd, IncrementCmd, CheckCmd, BatchCmd {}
+
+    /** A value: a short one ("v3") from a pool so that checks match, or a large one. */
+    record Val(int id, int size) {
+        byte[] bytes() {
+            String text = size == 0 ? "v" + id : "V" + id;
+            byte[] head = utf8(text);
+            return size == 0 ? head : Arrays.copyOf(head, size);
+        }
+
+        @Override
+        public String toString() {
+            return size == 0 ? "v" + id : "V" + id + "~" + size + "b";
+        }
+    }
+
+    record CellSpec(String family, String qualifier, long ts, Val value) {
+        @Override
+        public String toString() {
+            return family + ":" + qualifier + "@" + showTs(ts) + "=" + value;
+        }
+    }
+
+    record PutCmd(String row, List<CellSpec> cells) implements Mutate {
+        Put toPut() {
+            Put put = new Put(utf8(row));
+            for (CellSpec c : cells) {
+                if (c.ts == NOW) {
+                    put.addColumn(utf8(c.family), utf8(c.qualifier), c.value.bytes());
+                } else {
+                    put.addColumn(utf8(c.family), utf8(c.qualifier), c.ts, c.value.bytes());
+                }
+            }
+            return put;
+        }
+
+        @Override
+        public String toString() {
+            return "put(" + show(row) + ", " + join(cells) + ")";
+        }
+    }
+
+    enum DelKind { VERSION, LATEST_VERSION, COLUMN, FAMILY }
+
+    /** One part of a delete: one version, the newest version, a column, or a family. */
+    record DelPart(DelKind kind, String family, String qualifier, long ts) {
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case VERSION -> "version " + family + ":" + qualifier + "@" + ts;
+                case LATEST_VERSION -> "latest " + family + ":" + qualifier;
+                case COLUMN -> "column " + family + ":" + qualifier;
+                case FAMILY -> "family " + family;
+            };
+        }
+    }
+
+    /** A delete: the given parts, or the whole row when there are none, as of {@code ts}. */
+    record DeleteCmd(String row, long ts, List<DelPart> parts) implements Mutate {
+        Delete toDelete() {
+            Delete delete = ts == NOW ? new Delete(utf8(row)) : new Delete(utf8(row), ts);
+            for (DelPart p : parts) {
+                switch (p.kind) {
+                    case VERSION -> delete.addColumn(utf8(p.family), utf8(p.qualifier), p.ts);
+                    case LATEST_VERSION -> delete.addColumn(utf8(p.family), utf8(p.qualifier));
+                    case COLUMN -> delete.addColumns(utf8(p.family), utf8(p.qualifier));
+                    case FAMILY -> delete.addFamily(utf8(p.family));
+                }
+            }
+            return delete;
+        }
+
+        @Override
+        public String toString() {
+            return "delete(" + show(row) + "@" + showTs(ts) + ", " + (parts.isEmpty() ? "whole row" : join(parts)) + ")";
+        }
+    }
+
+    record IncPart(String family, String qualifier, long amount) {
+        @Override
+        public String toString() {
+            return family + ":" + qualifier + (amount < 0 ? "" : "+") + amount;
+        }
+    }
+
+    record IncrementCmd(String row, List<IncPart> parts) implements Mutate {
+        Increment toIncrement() {
+            Increment increment = new Increment(utf8(row));
+            for (IncPart p : parts) {
+                increment.addColumn(utf8(p.family), utf8(p.qualifier), p.amount);
+            }
+            return increment;
+        }
+
+        @Override
+        public String toString() {
+            return "increment(" + show(row) + ", " + join(parts) + ")";
+        }
+    }
+
+    /** If {@code family:qualifier} holds {@code expected} (or nothing, when null), put and/or delete. */
+    record CheckCmd(String row, String family, String qualifier, Val expected, PutCmd put, DeleteCmd delete)
+            implements Mutate {
+        CheckAndMutate toCheckAndMutate() {
+            CheckAndMutate.Builder builder = CheckAndMutate.onRow(utf8(row));
+            builder = expected == null ? builder.ifAbsent(utf8(family), utf8(qualifier))
+                    : builder.ifEquals(utf8(family), utf8(qualifier), expected.bytes());
+            List<Mutation> then = new ArrayList<>();
+            if (put != null) {
+                then.add(put.toPut());
+            }
+            if (delete != null) {
+                then.add(delete.toDelete());
+            }
+            return builder.then(then.toArray(Mutation[]::new));
+        }
+
+        @Override
+        public String toString() {
+            return "checkAndMutate(" + show(row) + ", if " + family + ":" + qualifier + " "
+                    + (expected == null ? "absent" : "== " + expected) + " then "
+                    + Stream.of(put, delete).filter(m -> m != null).map(Object::toString).toList() + ")";
+        }
+    }
+
+    record BatchCmd(List<Mutate> mutations) implements Mutate {
+        List<Mutation> toMutations() {
+            List<Mutation> out = new ArrayList<>();
+            for (Mutate m : mutations) {
+                out.add(switch (m) {
+                    case PutCmd p -> p.toPut();
+                    case DeleteCmd d -> d.toDelete();
+                    case IncrementCmd i -> i.toIncrement();
+                    default -> throw new IllegalArgumentException("no batches of " + m);
+                });
+            }
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return "batch" + mutations;
+        }
+    }
+
+    /** A column selection entry: a whole family ({@code qualifier} null) or one column. */
+    record Sel(String family, String qualifier) {
+        @Override
+        public String toString() {
+            return qualifier == null ? family + ":*" : family + ":" + qualifier;
+        }
+    }
+
+    /** Timestamps {@code [min, max)}. */
+    record Range(long min, long max) {
+        boolean includes(long ts) {
+            return ts >= min && ts < max;
+        }
+
+        @Override
+        public String toString() {
+            return "[" + min + "," + (max == Long.MAX_VALUE ? "max" : max) + ")";
+        }
+    }
+
+    /** What gets and scans share: columns (empty: all), time range (null: all), versions. */
+    record QuerySpec(List<Sel> selection, Range range, int versions) {
+        <Q extends io.basalt.client.Query<Q>> Q applyTo(Q query) {
+            for (Sel s : selection) {
+                if (s.qualifier == null) {
+                    query.addFamily(utf8(s.family));
+                } else {
+                    query.addColumn(utf8(s.family), utf8(s.qualifier));
+                }
+            }
+            if (range != null) {
+                query.setTimeRange(new TimeRange(range.min, range.max));
+            }
+            return versions == Integer.MAX_VALUE ? query.readAllVersions() : query.readVersions(versions);
+        }
+
+        /** Family to qualifiers (empty: the whole family), built the way the documented API builds it. */
+        TreeMap<String, TreeSet<String>> columns() {
+            TreeMap<String, TreeSet<String>> columns = new TreeMap<>(BYTE_ORDER);
+            for (Sel s : selection) {
+                if (s.qualifier == null) {
+                    columns.put(s.family, new TreeSet<>(BYTE_ORDER));
+                } else if (!columns.containsKey(s.family)) {
+                    columns.put(s.family, new TreeSet<>(BYTE_ORDER));
+                    columns.get(s.family).add(s.qualifier);
+                } else if (!columns.get(s.family).isEmpty()) {
+                    columns.get(s.family).add(s.qualifier);
+                }
+            }
+            return columns;
+        }
+
+        static QuerySpec everything() {
+            return new QuerySpec(List.of(), null, Integer.MAX_VALUE);
+        }
+
+        @Override
+        public String toString() {
+            return (selection.isEmpty() ? "all" : selection.toString()) + (range == null ? "" : " time " + range)
+                    + " versions " + (versions == Integer.MAX_VALUE ? "all" : versions);
+        }
+    }
+
+    record GetCmd(String row, QuerySpec query) implements Cmd {
+        Get toGet() {
+            return query.applyTo(new Get(utf8(row)));
+        }
+
+        @Override
+        public String toString() {
+            return "get(" + show(row) + ", " + query + ")";
+        }
+    }
+
+    record Bounds(String start, boolean startInclusive, String stop, boolean stopInclusive, boolean reversed) {
+        @Override
+        public String toString() {
+            return (reversed ? "reversed " : "") + (startInclusive ? "[" : "(") + show(start) + ".." + show(stop)
+                    + (stopInclusive ? "]" : ")");
+        }
+    }
+
+    /** A scan, read through {@link AsyncTable#scanAll} or, {@code streamed}, a {@link ResultScanner}. */
+    record ScanCmd(Bounds bounds, int limit, QuerySpec query, boolean streamed) implements Cmd {
+        Scan toScan() {
+            Scan scan = new Scan().withStartRow(utf8(bounds.start), bounds.startInclusive)
+                    .withStopRow(utf8(bounds.stop), bounds.stopInclusive).setReversed(bounds.reversed).setLimit(limit);
+            return query.applyTo(scan);
+        }
+
+        @Override
+        public String toString() {
+            return (streamed ? "scanner(" : "scanAll(") + bounds + (limit > 0 ? " limit " + limit : "") + ", " + query
+                    + ")";
+        }
+    }
+
+    record Flush() implements Cmd {
+        @Override
+        public String toString() {
+            return "flush";
+        }
+    }
+
+    record Compact() implements Cmd {
+        @Override
+        public String toString() {
+            return "compact";
+        }
+    }
+
+    record Reopen() implements Cmd {
+        @Override
+        public String toString() {
+            return "reopen";
+        }
+    }
+
+    record Tick(int millis) implements Cmd {
+        @Override
+        public String toString() {
+            return "clock += " + millis;
+        }
+    }
+
+    /** A generated program and the store options it runs with. */
+    record Program(List<Cmd> commands, Durability durability, long blockCacheSize) {
+        StoreOptions options() {
+            return StoreOptions.defaults().withDurability(durability).withBlockCacheSize(blockCacheSize)
+                    .withMemtableFlushSize(64 * 1024).withWalSegmentSize(64 * 1024);
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder out = new StringBuilder("program (" + durability + ", block cache " + blockCacheSize
+                    + " bytes, clock starts at " + CLOCK_START + "):");
+            for (int i = 0; i < commands.size(); i++) {
+                out.append(String.format("%n  %3d  %s", i + 1, commands.get(i)));
+            }
+            return out.append(System.lineSeparator()).toString();
+        }
+    }
+
+    // ------------------------------------------------------------------ generators
+
+    /** Arbitraries over the key space; {@code versionDeletes} false leaves out single-version deletes. */
+    private record Generators(boolean versionDeletes) {
+
+        Arbitrary<String> rows() {
+            return Arbitraries.of(ROWS);
+        }
+
+        Arbitrary<String> families() {
+            return Arbitraries.of(FAMILIES.stream().map(FamilySpec::name).toList());
+        }
+
+        Arbitrary<String> qualifiers() {
+            return Arbitraries.of(QUALIFIERS);
+        }
+
+        Arbitrary<Long> explicitTs() {
+            return Arbitraries.longs().between(0, MAX_TS);
+        }
+
+        Arbitrary<Long> ts() {
+            return Arbitraries.frequencyOf(List.of(Tuple.of(1, Arbitraries.just(NOW)), Tuple.of(2, explicitTs())));
+        }
+
+        Arbitrary<Val> values() {
+            Arbitrary<Val> small = Arbitraries.integers().between(0, 4).map(id -> new Val(id, 0));
+            Arbitrary<Val> large = Combinators.combine(Arbitraries.integers().between(0, 99),
+                    Arbitraries.of(1500, 9000, 20000)).as(Val::new);
+            return Arbitraries.frequencyOf(List.of(Tuple.of(6, small), Tuple.of(1, large)));
+        }
+
+        Arbitrary<List<CellSpec>> cells(int max) {
+            return Combinators.combine(families(), qualifiers(), ts(), values()).as(CellSpec::new).list()
+                    .ofMinSize(1).ofMaxSize(max).uniqueElements(c -> c.family() + ":" + c.qualifier());
+        }
+
+        Arbitrary<PutCmd> puts() {
+            return Combinators.combine(rows(), cells(4)).as(PutCmd::new);
+        }
+
+        Arbitrary<List<DelPart>> deleteParts() {
+            List<Arbitrary<DelPart>> kinds = new ArrayList<>();
+            if (versionDeletes) {
+                kinds.add(Combinators.combine(families(), qualifiers(), explicitTs())
+                        .as((f, q, t) -> new DelPart(DelKind.VERSION, f, q, t)));
+                kinds.add(Combinators.combine(families(), qualifiers())
+                        .as((f, q) -> new DelPart(DelKind.LATEST_VERSION, f, q, NOW)));
+            }
+            kinds.add(Combinators.combine(families(), qualifiers()).as((f, q) -> new DelPart(DelKind.COLUMN, f, q, NOW)));
+            kinds.add(families().map(f -> new DelPart(DelKind.FAMILY, f, "", NOW)));
+            Arbitrary<List<DelPart>> some = Arbitraries.oneOf(kinds).list().ofMinSize(1).ofMaxSize(3);
+            return Arbitraries.frequencyOf(List.of(Tuple.of(1, Arbitraries.just(List.<DelPart>of())), Tuple.of(4, some)));
+        }
+
+        Arbitrary<DeleteCmd> deletes() {
+            return Combinators.combine(rows(), ts(), deleteParts()).as(DeleteCmd::new);
+        }
+
+        Arbitrary<IncrementCmd> increments() {
+            Arbitrary<IncPart> part = Combinators.combine(families(), qualifiers(), Arbitraries.longs().between(-3, 10))
+                    .as(IncPart::new);
+            return Combinators.combine(rows(), part.list().ofMinSize(1).ofMaxSize(2)
+                    .uniqueElements(p -> p.family() + ":" + p.qualifier())).as(IncrementCmd::new);
+        }
+
+        Arbitrary<CheckCmd> checks() {
+            Arbitrary<Val> expected = Arbitraries.integers().between(0, 4).map(id -> new Val(id, 0)).injectNull(0.3);
+            Arbitrary<List<CellSpec>> putCells = Arbitraries.frequencyOf(List.of(
+                    Tuple.of(1, Arbitraries.just(List.<CellSpec>of())), Tuple.of(3, cells(2))));
+            Arbitrary<DeleteCmd> delete = Combinators.combine(ts(), deleteParts())
+                    .as((t, parts) -> new DeleteCmd("", t, parts)).injectNull(0.5);
+            return Combinators.combine(rows(), families(), qualifiers(), expected, putCells, delete)
+                    .as((row, f, q, value, cells, d) -> new CheckCmd(row, f, q, value,
+                            cells.isEmpty() && d != null ? null : new PutCmd(row, cells.isEmpty()
+                                    ? List.of(new CellSpec(f, q, NOW, new Val(0, 0))) : cells),
+                            d == null ? null : new DeleteCmd(row, d.ts(), d.parts())));
+        }
+
+        Arbitrary<BatchCmd> batches() {
+            Arbitrary<Mutate> one = Arbitraries.frequencyOf(List.of(
+                    Tuple.of(4, puts().map(m -> (Mutate) m)), Tuple.of(2, deletes().map(m -> (Mutate) m)),
+                    Tuple.of(1, increments().map(m -> (Mutate) m))));
+            return one.list().ofMinSize(2).ofMaxSize(4).map(BatchCmd::new);
+        }
+
+        Arbitrary<QuerySpec> queries() {
+            Arbitrary<List<Sel>> selection = Combinators.combine(families(), qualifiers().injectNull(0.4))
+                    .as(Sel::new).list().ofMaxSize(3);
+            Arbitrary<Range> bounded = Combinators.combine(Arbitraries.longs().between(0, MAX_TS + 6),
+                    Arbitraries.longs().between(0, 8)).as((min, length) -> new Range(min, min + length));
+            Arbitrary<Range> open = Arbitraries.longs().between(0, MAX_TS).map(min -> new Range(min, Long.MAX_VALUE));
+            Arbitrary<Range> range = Arbitraries.frequencyOf(List.of(Tuple.of(2, bounded), Tuple.of(1, open)))
+                    .injectNull(0.6);
+            return Combinators.combine(selection, range, Arbitraries.of(1, 2, Integer.MAX_VALUE)).as(QuerySpec::new);
+        }
+
+        Arbitrary<GetCmd> gets() {
+            return Combinators.combine(rows(), queries()).as(GetCmd::new);
+        }
+
+        Arbitrary<ScanCmd> scans() {
+            Arbitrary<String> bound = Arbitraries.of(BOUNDS);
+            Arbitrary<Boolean> flag = Arbitraries.of(true, false);
+            Arbitrary<Bounds> bounds = Combinators.combine(bound, flag, bound, flag, flag).as(Bounds::new);
+            Arbitrary<Integer> limit = Arbitraries.frequencyOf(List.of(
+                    Tuple.of(3, Arbitraries.just(0)), Tuple.of(1, Arbitraries.integers().between(1, 3))));
+            return Combinators.combine(bounds, limit, queries(), flag).as(ScanCmd::new);
+        }
+
+        Arbitrary<Cmd> command() {
+            return Arbitraries.frequencyOf(List.of(
+                    Tuple.of(30, cmd(puts())),
+                    Tuple.of(12, cmd(deletes())),
+                    Tuple.of(4, cmd(increments())),
+                    Tuple.of(5, cmd(checks())),
+                    Tuple.of(3, cmd(batches())),
+                    Tuple.of(12, cmd(gets())),
+                    Tuple.of(10, cmd(scans())),
+                    Tuple.of(4, Arbitraries.just(new Flush())),
+                    Tuple.of(3, Arbitraries.just(new Compact())),
+                    Tuple.of(3, Arbitraries.just(new Reopen())),
+                    Tuple.of(8, Arbitraries.integers().between(1, 3).map(Tick::new))));
+        }
+
+        private static Arbitrary<Cmd> cmd(Arbitrary<? extends Cmd> commands) {
+            return commands.map(c -> (Cmd) c);
+        }
+    }
+
+    // ------------------------------------------------------------------ the model
+
+    /**
+     * What the store should hold, from the documented semantics alone: every write of every
+     * column with its timestamp and write order, judged when read.
+     *
+     * <ul>
+     *   <li>A marker hides puts written before it (lower sequence) with a timestamp at or below
+     *       its own, exactly its own for a single-version delete. Cells of one mutation share a
+     *       sequence number and do not mask each other.</li>
+     *   <li>Of the puts with one timestamp, the last written decides; if a marker hides it,
+     *       nothing shows at that timestamp.</li>
+     *   <li>Expired puts (timestamp older than now minus the time to live) are gone; of the
+     *       rest, the {@code maxVersions} newest exist. The query's time range and version count
+     *       then pick from those.</li>
+     * </ul>
+     */
+    static final class Model {
+
+        enum Kind { PUT, DELETE_VERSION, DELETE_COLUMN, DELETE_FAMILY }
+
+        /** A resolved cell of one mutation: final timestamp and kind. */
+        record Op(String family, String qualifier, long ts, Kind kind, byte[] value) {}
+
+        private record Entry(long ts, long seq, Kind kind, byte[] value) {}
+
+        private static final class FamilyData {
+            final List<Entry> familyMarkers = new ArrayList<>();
+            final TreeMap<String, List<Entry>> columns = new TreeMap<>(BYTE_ORDER);
+        }
+
+        /** The outcome of one mutation: {@code null} cells for a plain success, or a failure. */
+        record Outcome(List<String> cells, String failure) {
+            static final Outcome OK = new Outcome(null, null);
+
+            @Override
+            public String toString() {
+                return failure != null ? "failure (" + failure + ")" : cells == null ? "ok" : cells.toString();
+            }
+
+            boolean sameAs(Outcome other) {
+                return (failure == null) == (other.failure == null) && java.util.Objects.equals(cells, other.cells);
+            }
+        }
+
+        private final TreeMap<String, TreeMap<String, FamilyData>> rows = new TreeMap<>(BYTE_ORDER);
+        private long sequence;
+
+        private FamilyData data(String row, String family) {
+            return rows.computeIfAbsent(row, r -> new TreeMap<>(BYTE_ORDER)).computeIfAbsent(family, f -> new FamilyData());
+        }
+
+        /** Applies the cells of one mutation as one write; nothing when there are none. */
+        void write(String row, List<Op> ops, long now) {
+            if (ops.isEmpty()) {
+                return;
+            }
+            long seq = ++sequence;
+            for (Op op : ops) {
+                FamilyData data = data(row, op.family);
+                Entry entry = new Entry(op.ts, seq, op.kind, op.value);
+                if (op.kind == Kind.DELETE_FAMILY) {
+                    data.familyMarkers.add(entry);
+                } else {
+                    data.columns.computeIfAbsent(op.qualifier, q -> new ArrayList<>()).add(entry);
+                }
+            }
+            if (!SURPLUS_VERSIONS_RESURFACE) {
+                materialize(now);
+            }
+        }
+
+        /** The versions of a column that exist, newest first. */
+        List<Entry> live(String row, FamilySpec family, String qualifier, long now) {
+            TreeMap<String, FamilyData> families = rows.get(row);
+            FamilyData data = families == null ? null : families.get(family.name);
+            List<Entry> column = data == null ? null : data.columns.get(qualifier);
+            if (column == null) {
+                return List.of();
+            }
+            TreeMap<Long, Entry> lastWritten = new TreeMap<>(Comparator.reverseOrder());
+            for (Entry e : column) {
+                if (e.kind == Kind.PUT) {
+                    lastWritten.merge(e.ts, e, (a, b) -> a.seq > b.seq ? a : b); // a tie: b came later in its mutation
+                }
+            }
+            List<Entry> out = new ArrayList<>();
+            for (Entry put : lastWritten.values()) {
+                if (masked(data, column, put) || (family.ttlMillis > 0 && put.ts < now - family.ttlMillis)) {
+                    continue;
+                }
+                out.add(put);
+                if (out.size() == family.maxVersions) {
+                    break;
+                }
+            }
+            return out;
+        }
+
+        private static boolean masked(FamilyData data, List<Entry> column, Entry put) {
+            for (Entry m : data.familyMarkers) {
+                if (put.ts <= m.ts && put.seq < m.seq) {
+                    return true;
+                }
+            }
+            for (Entry m : column) {
+                boolean covers = switch (m.kind) {
+                    case DELETE_VERSION -> put.ts == m.ts;
+                    case DELETE_COLUMN -> put.ts <= m.ts;
+                    default -> false;
+                };
+                if (covers && put.seq < m.seq) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        Entry latest(String row, String family, String qualifier, long now) {
+            List<Entry> live = live(row, spec(family), qualifier, now);
+            return live.isEmpty() ? null : live.getFirst();
+        }
+
+        /** Keeps exactly what exists (a major compaction): no markers, no hidden or surplus puts. */
+        void materialize(long now) {
+            for (var row : rows.entrySet()) {
+                for (FamilySpec family : FAMILIES) {
+                    FamilyData data = row.getValue().get(family.name);
+                    if (data == null) {
+                        continue;
+                    }
+                    TreeMap<String, List<Entry>> kept = new TreeMap<>(BYTE_ORDER);
+                    for (String qualifier : data.columns.keySet()) {
+                        List<Entry> live = live(row.getKey(), family, qualifier, now);
+                        if (!live.isEmpty()) {
+                            kept.put(qualifier, new ArrayList<>(live));
+                        }
+                    }
+                    data.familyMarkers.clear();
+                    data.columns.clear();
+                    data.columns.putAll(kept);
+                }
+            }
+        }
+
+        // -------------------------------------------------------------- mutations
+
+        List<Op> resolve(PutCmd put, long now) {
+            List<Op> ops = new ArrayList<>();
+            for (CellSpec c : put.cells) {
+                ops.add(new Op(c.family, c.qualifier, c.ts == NOW ? now : c.ts, Kind.PUT, c.value.bytes()));
+            }
+            return ops;
+        }
+
+        List<Op> resolve(DeleteCmd delete, long now) {
+            long ts = delete.ts == NOW ? now : delete.ts;
+            List<Op> ops = new ArrayList<>();
+            if (delete.parts.isEmpty()) {
+                for (FamilySpec family : FAMILIES) {
+                    ops.add(new Op(family.name, "", ts, Kind.DELETE_FAMILY, null));
+                }
+            }
+            for (DelPart p : delete.parts) {
+                switch (p.kind) {
+                    case VERSION -> ops.add(new Op(p.family, p.qualifier, p.ts, Kind.DELETE_VERSION, null));
+                    case LATEST_VERSION -> {
+                        Entry latest = latest(delete.row, p.family, p.qualifier, now);
+                        if (latest != null) {
+                            ops.add(new Op(p.family, p.qualifier, latest.ts, Kind.DELETE_VERSION, null));
+                        }
+                    }
+                    case COLUMN -> ops.add(new Op(p.family, p.qualifier, ts, Kind.DELETE_COLUMN, null));
+                    case FAMILY -> ops.add(new Op(p.family, "", ts, Kind.DELETE_FAMILY, null));
+                }
+            }
+            return ops;
+        }
+
+        Outcome apply(Mutate mutation, long now) {
+            switch (mutation) {
+                case PutCmd put -> write(put.row, resolve(put, now), now);
+                case DeleteCmd delete -> write(delete.row, resolve(delete, now), now);
+                case IncrementCmd increment -> {
+                    return increment(increment, now);
+                }
+                case CheckCmd check -> {
+                    Entry current = latest(check.row, check.family, check.qualifier, now);
+                    boolean holds = check.expected == null ? current == null
+                            : current != null && Arrays.equals(current.value, check.expected.bytes());
+                    if (holds) {
+                        List<Op> ops = new ArrayList<>();
+                        if (check.put != null) {
+                            ops.addAll(resolve(check.put, now));
+                        }
+                        if (check.delete != null) {
+                            ops.addAll(resolve(check.delete, now));
+                        }
+                        write(check.row, ops, now);
+                    }
+                    return new Outcome(List.of(Boolean.toString(holds)), null);
+                }
+                case BatchCmd batch -> throw new IllegalArgumentException("apply the mutations of " + batch + " one by one");
+            }
+            return Outcome.OK;
+        }
+
+        private Outcome increment(IncrementCmd increment, long now) {
+            List<Op> ops = new ArrayList<>();
+            for (IncPart p : increment.parts) {
+                Entry current = latest(increment.row, p.family, p.qualifier, now);
+                if (current != null && current.value.length != 8) {
+                    return new Outcome(null, p.family + ":" + p.qualifier + " is not a counter");
+                }
+                long base = current == null ? 0 : ByteBuffer.wrap(current.value).getLong();
+                long ts = current == null ? now : Math.max(now, current.ts);
+                ops.add(new Op(p.family, p.qualifier, ts, Kind.PUT, ByteBuffer.allocate(8).putLong(base + p.amount).array()));
+            }
+            write(increment.row, ops, now);
+            List<Op> sorted = new ArrayList<>(ops);
+            sorted.sort(Comparator.comparing(Op::family, BYTE_ORDER).thenComparing(Op::qualifier, BYTE_ORDER)
+                    .thenComparing(Comparator.comparingLong(Op::ts).reversed()));
+            return new Outcome(sorted.stream().map(op -> cell(op.family, op.qualifier, op.ts, op.value)).toList(), null);
+        }
+
+        // -------------------------------------------------------------- reads
+
+        List<String> read(String row, QuerySpec query, long now) {
+            List<String> out = new ArrayList<>();
+            TreeMap<String, FamilyData> families = rows.get(row);
+            if (families == null) {
+                return out;
+            }
+            TreeMap<String, TreeSet<String>> columns = query.columns();
+            for (FamilySpec family : FAMILIES) {
+                FamilyData data = families.get(family.name);
+                if (data == null || (!columns.isEmpty() && !columns.containsKey(family.name))) {
+                    continue;
+                }
+                Set<String> qualifiers = columns.isEmpty() ? Set.of() : columns.get(family.name);
+                for (String qualifier : data.columns.keySet()) {
+                    if (!qualifiers.isEmpty() && !qualifiers.contains(qualifier)) {
+                        continue;
+                    }
+                    int returned = 0;
+                    for (Entry e : live(row, family, qualifier, now)) {
+                        if (returned < query.versions && (query.range == null || query.range.includes(e.ts))) {
+                            out.add(cell(family.name, qualifier, e.ts, e.value));
+                            returned++;
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+
+        List<String> scan(ScanCmd scan, long now) {
+            List<String> keys = new ArrayList<>(rows.keySet());
+            if (scan.bounds.reversed) {
+                keys = keys.reversed();
+            }
+            List<String> out = new ArrayList<>();
+            for (String row : keys) {
+                if (!inBounds(row, scan.bounds)) {
+                    continue;
+                }
+                List<String> cells = read(row, scan.query, now);
+                if (!cells.isEmpty()) {
+                    out.add(show(row) + " " + cells);
+                    if (scan.limit > 0 && out.size() == scan.limit) {
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+
+        private static boolean inBounds(String row, Bounds b) {
+            int direction = b.reversed ? -1 : 1;
+            boolean afterStart = b.start.isEmpty() || direction * BYTE_ORDER.compare(row, b.start) > 0
+                    || (row.equals(b.start) && b.startInclusive);
+            boolean beforeStop = b.stop.isEmpty() || direction * BYTE_ORDER.compare(row, b.stop) < 0
+                    || (row.equals(b.stop) && b.stopInclusive);
+            return afterStart && beforeStop;
+        }
+
+        private static FamilySpec spec(String family) {
+            return FAMILIES.stream().filter(f -> f.name.equals(family)).findFirst().orElseThrow();
+        }
+    }
+
+    // ------------------------------------------------------------------ running a program
+
+    /** One store in a fresh directory, its fake clock, and the model it must agree with. */
+    static final class Harness implements AutoCloseable {
+
+        final Path directory;
+        final AtomicLong clock = new AtomicLong(CLOCK_START);
+        final StoreOptions options;
+        final Model model = new Model();
+        EmbeddedConnection connection;
+        AsyncTable table;
+        private int step;
+        private Cmd current;
+
+        Harness(StoreOptions options) throws Exception {
+            this.directory = Files.createTempDirectory("basalt-model-");
+            this.options = options;
+            open();
+            await(connection.admin().createTable(tableDescriptor()));
+            if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
+                await(connection.admin().createTable(TableDescriptor.of(SIDE_TABLE, "f")));
+            }
+        }
+
+        private void open() throws IOException {
+            connection = new EmbeddedConnection(Store.open(directory, options, clock::get, new StripedRegionLocks()));
+            table = connection.table(TABLE);
+        }
+
+        void run(List<Cmd> commands) {
+            for (int i = 0; i < commands.size(); i++) {
+                step = i + 1;
+                current = commands.get(i);
+                Statistics.label("commands").collect(current.getClass().getSimpleName());
+                try {
+                    execute(current);
+                } catch (AssertionError e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new AssertionError(where() + " threw " + e, e);
+                }
+            }
+            current = null;
+            checkEverything();
+            Statistics.label("program length").collect(commands.size() / 40 * 40);
+            Statistics.label("rows at the end").collect(model.scan(new ScanCmd(new Bounds("", true, "", false, false), 0,
+                    QuerySpec.everything(), false), clock.get()).size());
+        }
+
+        private String where() {
+            return current == null ? "after the last step (clock " + clock.get() + ")"
+                    : "step " + step + " `" + current + "` (clock " + clock.get() + ")";
+        }
+
+        private void execute(Cmd command) throws Exception {
+            long now = clock.get();
+            switch (command) {
+                case PutCmd put -> {
+                    model.apply(put, now);
+                    await(table.put(put.toPut()));
+                    checkRow(put.row);
+                }
+                case DeleteCmd delete -> {
+                    model.apply(delete, now);
+                    await(table.delete(delete.toDelete()));
+                    checkRow(delete.row);
+                }
+                case IncrementCmd increment -> {
+                    Model.Outcome expected = model.apply(increment, now);
+                    Model.Outcome actual = outcome(table.increment(increment.toIncrement()).thenApply(r -> (Object) r));
+                    expectOutcome(expected, actual);
+                    checkRow(increment.row);
+                }
+                case CheckCmd check -> {
+                    Model.Outcome expected = model.apply(check, now);
+                    Boolean applied = await(table.checkAndMutate(check.toCheckAndMutate()));
+                    expectOutcome(expected, new Model.Outcome(List.of(String.valueOf(applied)), null));
+                    checkRow(check.row);
+                }
+                case BatchCmd batch -> {
+                    List<Model.Outcome> expected = new ArrayList<>();
+                    for (Mutate m : batch.mutations) {
+                        expected.add(model.apply(m, now));
+                    }
+                    List<CompletableFuture<Object>> futures = table.batch(batch.toMutations());
+                    for (int i = 0; i < futures.size(); i++) {
+                        Model.Outcome actual = outcome(futures.get(i));
+                        if (!expected.get(i).sameAs(actual)) {
+                            throw new AssertionError(where() + ": mutation " + (i + 1) + " of the batch\n  expected "
+                                    + expected.get(i) + "\n  but the store returned " + actual);
+                        }
+                    }
+                    Set<String> touched = new LinkedHashSet<>();
+                    batch.mutations.forEach(m -> touched.add(rowOf(m)));
+                    touched.forEach(this::checkRow);
+                }
+                case GetCmd get -> {
+                    Result result = await(table.get(get.toGet()));
+                    expect("get", model.read(get.row, get.query, now), cells(result, get.row));
+                }
+                case ScanCmd scan -> expect("scan", model.scan(scan, now), scan(scan));
+                case Flush _ -> {
+                    await(connection.admin().flush(TABLE));
+                    checkEverything();
+                }
+                case Compact _ -> {
+                    await(connection.admin().compact(TABLE));
+                    model.materialize(now);
+                    checkEverything();
+                }
+                case Reopen _ -> {
+                    try (Stream<Path> segments = Files.list(directory.resolve("wal"))) {
+                        Statistics.label("wal segments at reopen").collect(segments.count());
+                    }
+                    if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
+                        for (int i = 0; i < 2; i++) {
+                            await(connection.table(SIDE_TABLE).put(Put.of("side").addColumn("f", "q", "x")));
+                        }
+                    }
+                    connection.close();
+                    connection = null;
+                    open();
+                    checkEverything();
+                }
+                case Tick tick -> clock.addAndGet(tick.millis);
+            }
+        }
+
+        private static String rowOf(Mutate m) {
+            return switch (m) {
+                case PutCmd p -> p.row;
+                case DeleteCmd d -> d.row;
+                case IncrementCmd i -> i.row;
+                case CheckCmd c -> c.row;
+                case BatchCmd b -> throw new IllegalArgumentException("no row for " + b);
+            };
+        }
+
+        private Model.Outcome outcome(CompletableFuture<Object> future) throws Exception {
+            try {
+                Object value = future.get(30, TimeUnit.SECONDS);
+                return value instanceof Result result ? new Model.Outcome(cells(result, null), null) : Model.Outcome.OK;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof BasaltException failure) {
+                    return new Model.Outcome(null, failure.getMessage());
+                }
+                throw e;
+            }
+        }
+
+        private void expectOutcome(Model.Outcome expected, Model.Outcome actual) {
+            if (!expected.sameAs(actual)) {
+                throw new AssertionError(where() + "\n  expected " + expected + "\n  but the store returned " + actual);
+            }
+        }
+
+        private void checkRow(String row) {
+            try {
+                Result result = await(table.get(QuerySpec.everything().applyTo(new Get(utf8(row)))));
+                expect("row " + show(row) + " afterwards", model.read(row, QuerySpec.everything(), clock.get()),
+                        cells(result, row));
+            } catch (AssertionError e) {
+                throw e;
+            } catch (Exception e) {
+                throw new AssertionError(where() + ": reading row " + show(row) + " back threw " + e, e);
+            }
+        }
+
+        private void checkEverything() {
+            ScanCmd all = new ScanCmd(new Bounds("", true, "", false, false), 0, QuerySpec.everything(), false);
+            try {
+                expect("whole table", model.scan(all, clock.get()), scan(all));
+            } catch (AssertionError e) {
+                throw e;
+            } catch (Exception e) {
+                throw new AssertionError(where() + ": scanning the whole table threw " + e, e);
+            }
+        }
+
+        private List<String> scan(ScanCmd command) throws Exception {
+            List<Result> results = new ArrayList<>();
+            if (command.streamed) {
+                try (ResultScanner scanner = table.scanner(command.toScan())) {
+                    for (Result r : scanner) {
+                        results.add(r);
+                    }
+                }
+            } else {
+                results = await(table.scanAll(command.toScan()));
+            }
+            List<String> out = new ArrayList<>();
+            for (Result r : results) {
+                String row = r.row() == null ? "<null row>" : new String(r.row(), StandardCharsets.UTF_8);
+                out.add(show(row) + " " + cells(r, row));
+            }
+            return out;
+        }
+
+        private void expect(String what, List<String> expected, List<String> actual) {
+            if (!expected.equals(actual)) {
+                throw new AssertionError(where() + ": " + what + "\n  expected " + expected
+                        + "\n  but the store returned " + actual);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                if (connection != null) {
+                    connection.close();
+                }
+            } finally {
+                try (Stream<Path> walk = Files.walk(directory)) {
+                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A result's cells as "family:qualifier@ts=value", checking they belong to {@code row}. */
+    static List<String> cells(Result result, String row) {
+        List<String> out = new ArrayList<>();
+        for (Cell c : result.cells()) {
+            String cellRow = new String(c.rowBytes(), StandardCharsets.UTF_8);
+            String text = cell(new String(c.familyBytes(), StandardCharsets.UTF_8),
+                    new String(c.qualifierBytes(), StandardCharsets.UTF_8), c.timestamp(), c.valueBytes());
+            if (c.type() != CellType.PUT) {
+                text += " (" + c.type() + ")";
+            }
+            if (row != null && !cellRow.equals(row)) {
+                text += " (of row " + show(cellRow) + ")";
+            }
+            out.add(text);
+        }
+        return out;
+    }
+
+    static String cell(String family, String qualifier, long ts, byte[] value) {
+        return family + ":" + qualifier + "@" + ts + "=" + showValue(value);
+    }
+
+    static String showValue(byte[] value) {
+        if (value.length == 8) {
+            return "#" + ByteBuffer.wrap(value).getLong();
+        }
+        int end = 0;
+        while (end < value.length && value[end] != 0) {
+            end++;
+        }
+        String head = new String(value, 0, end, StandardCharsets.UTF_8);
+        return end == value.length ? head : head + "~" + value.length + "b";
+    }
+
+    static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(utf8(a), utf8(b));
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String show(String s) {
+        return "\"" + s.replace("\0", "\\0") + "\"";
+    }
+
+    static String showTs(long ts) {
+        return ts == NOW ? "now" : Long.toString(ts);
+    }
+
+    static String join(List<?> parts) {
+        return String.join(", ", parts.stream().map(Object::toString).toList());
+    }
+
+    static <T> T await(CompletableFuture<T> future) throws Exception {
+        try {
+            return future.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------ engine bugs found, as minimal examples
+
+    /** A fresh store at a fixed clock, in a directory that {@link #close} deletes. */
+    private static final class Scratch implements AutoCloseable {
+        final Path directory = Files.createTempDirectory("basalt-bug-");
+        final StoreOptions options;
+        EmbeddedConnection connection;
+
+        Scratch(StoreOptions options) throws IOException {
+            this.options = options;
+            reopen();
+        }
+
+        AsyncTable reopen() throws IOException {
+            if (connection != null) {
+                connection.close();
+            }
+            connection = new EmbeddedConnection(Store.open(directory, options, () -> 100, new StripedRegionLocks()));
+            return connection.table(TABLE);
+        }
+
+        long walSegments() throws IOException {
+            try (Stream<Path> files = Files.list(directory.resolve("wal"))) {
+                return files.count();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                connection.close();
+            } finally {
+                try (Stream<Path> walk = Files.walk(directory)) {
+                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
+    }
+
+    private static String valueOf(Result result, String family, String qualifier) {
+        byte[] value = result.value(family, qualifier);
+        return value == null ? null : showValue(value);
+    }
+
+    /**
+     * Store.open starts the sequence numbers (and the MVCC read point) at the last one found in the
+     * log, ignoring those already in SSTables. When the newest log segment is empty (the log just
+     * rolled) and a flush retired every older one, the next open starts at 0 and every flushed
+     * cell has a sequence number above the read point: the table reads empty, and later writes get
+     * sequence numbers that older data already holds. Also reachable without a roll: crash,
+     * reopen (replay), close, reopen.
+     */
+    @Test
+    @Disabled("engine bug: reopening after the log rolled and a flush retired the old segments hides every flushed write")
+    void reopeningAfterTheLogRolledAndWasRetiredHidesEveryFlushedWrite() throws Exception {
+        StoreOptions options = StoreOptions.defaults().withWalSegmentSize(64 * 1024).withMemtableFlushSize(1 << 20);
+        try (Scratch store = new Scratch(options)) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f")));
+            AsyncTable table = store.connection.table(TABLE);
+            int rows = 0;
+            while (store.walSegments() < 2) { // until the write that rolls the log
+                await(table.put(new Put(utf8("r" + rows++)).addColumn(utf8("f"), utf8("q"), new byte[9000])));
+            }
+            await(store.connection.admin().flush(TABLE));
+
+            table = store.reopen();
+
+            List<Result> all = await(table.scanAll(new Scan()));
+            if (all.size() != rows) {
+                throw new AssertionError("wrote " + rows + " rows, flushed and reopened, but a scan returns "
+                        + all.size() + " rows");
+            }
+        }
+    }
+
+    /**
+     * Two cells of one put with the same column and timestamp share a sequence number, and the
+     * memtable (a ConcurrentSkipListSet) keeps the first of two equal entries: the earlier value
+     * wins, where Visibility says the later write wins. The same happens without timestamps
+     * (both cells get the clock), and to an increment naming one counter twice.
+     */
+    @Test
+    @Disabled("engine bug: a put naming one column twice keeps the first value, not the later one")
+    void aPutNamingOneColumnTwiceKeepsTheLaterValue() throws Exception {
+        try (Scratch store = new Scratch(StoreOptions.defaults())) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f")));
+            AsyncTable table = store.connection.table(TABLE);
+
+            await(table.put(Put.of("r").addColumn("f", "a", "first").addColumn("f", "a", "later")));
+
+            String value = valueOf(await(table.get(Get.of("r"))), "f", "a");
+            if (!"later".equals(value)) {
+                throw new AssertionError("expected the later value 'later', the store returned '" + value + "'");
+            }
+        }
+    }
+
+    /**
+     * Reads drop versions beyond maxVersions only while newer versions stand in front of them;
+     * deleting a newer version (Delete.addColumn, with or without a timestamp) shows the older
+     * one again, until a compaction drops it for good. So the same writes read differently
+     * depending on whether a compaction ran in between: Visibility promises that compacting never
+     * changes what a read returns, and "a family keeps maxVersions newest versions" says the old
+     * version is gone once pushed out.
+     */
+    @Test
+    @Disabled("engine bug: deleting the newest version resurrects a version beyond maxVersions until a compaction")
+    void deletingTheNewestVersionResurrectsAVersionBeyondMaxVersions() throws Exception {
+        try (Scratch store = new Scratch(StoreOptions.defaults())) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f"))); // maxVersions 1
+            AsyncTable table = store.connection.table(TABLE);
+            List<String> seen = new ArrayList<>();
+            for (String row : List.of("compacted", "not-compacted")) {
+                await(table.put(new Put(utf8(row)).addColumn(utf8("f"), utf8("a"), 1, utf8("old"))));
+                await(table.put(new Put(utf8(row)).addColumn(utf8("f"), utf8("a"), 2, utf8("new"))));
+                if (row.equals("compacted")) {
+                    await(store.connection.admin().compact(TABLE));
+                }
+                await(table.delete(new Delete(utf8(row)).addColumn(utf8("f"), utf8("a"), 2)));
+                seen.add(valueOf(await(table.get(new Get(utf8(row)))), "f", "a"));
+            }
+            if (seen.get(0) != null || seen.get(1) != null) {
+                throw new AssertionError("after put@1 'old', put@2 'new', delete of version 2 (maxVersions 1): with a"
+                        + " compaction before the delete the column reads " + seen.get(0) + ", without one "
+                        + seen.get(1) + "; expected null both times");
+            }
+        }
+    }
+
+    /**
+     * Scan.setBatch promises "at most that many cells per returned result; a wider row comes in
+     * several results", but the embedded scanner ignores it and returns whole rows.
+     */
+    @Test
+    @Disabled("engine bug: the embedded scanner ignores Scan.setBatch and returns whole rows")
+    void scanBatchSplitsAWideRowIntoResultsOfAtMostThatManyCells() throws Exception {
+        try (Scratch store = new Scratch(StoreOptions.defaults())) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f")));
+            AsyncTable table = store.connection.table(TABLE);
+            await(table.put(Put.of("r").addColumn("f", "a", "1").addColumn("f", "b", "2").addColumn("f", "c", "3")));
+
+            List<Result> results = await(table.scanAll(new Scan().setBatch(2)));
+
+            List<Integer> sizes = results.stream().map(Result::size).toList();
+            List<Boolean> partial = results.stream().map(Result::isPartial).toList();
+            if (!sizes.equals(List.of(2, 1)) || !partial.equals(List.of(true, false))) {
+                throw new AssertionError("a 3-cell row scanned with batch 2: expected results of [2, 1] cells, the"
+                        + " first partial; got sizes " + sizes + ", partial " + partial);
+            }
+        }
+    }
+}
