@@ -24,14 +24,22 @@ final class MergingIterator implements InternalIterator {
     private final List<InternalIterator> sources;
     private final PriorityQueue<InternalIterator> heap;
     private InternalIterator current;
+    private boolean positioned;
 
+    /** A merge that positions its sources on their first entries when first asked (or by a seek). */
     MergingIterator(List<InternalIterator> sources) {
         this.sources = new ArrayList<>(sources);
         this.heap = new PriorityQueue<>(Math.max(1, sources.size()), MergingIterator::compare);
-        rebuild();
+    }
+
+    private void ensurePositioned() {
+        if (!positioned) {
+            rebuild();
+        }
     }
 
     private void rebuild() {
+        positioned = true;
         heap.clear();
         for (InternalIterator source : sources) {
             if (source.valid()) {
@@ -43,21 +51,25 @@ final class MergingIterator implements InternalIterator {
 
     @Override
     public boolean valid() {
+        ensurePositioned();
         return current != null;
     }
 
     @Override
     public EncodedCell cell() {
+        ensurePositioned();
         return current.cell();
     }
 
     @Override
     public long sequence() {
+        ensurePositioned();
         return current.sequence();
     }
 
     @Override
     public void next() {
+        ensurePositioned();
         current.next();
         if (current.valid()) {
             heap.add(current);

@@ -30,16 +30,36 @@ final class SSTableIterator implements InternalIterator {
     private boolean valid;
     private EncodedCell cell;     // materialized lazily
 
+    private boolean positioned;
+
+    /**
+     * An iterator that positions itself on the first entry when first asked, so that one created
+     * only to {@link #seek} (every get) never reads the file's first block.
+     */
     SSTableIterator(SSTableReader file) {
-        this(file, 0);
+        this.file = file;
     }
 
     /** An iterator positioned at the first entry of block {@code first}. */
     SSTableIterator(SSTableReader file, int first) {
         this.file = file;
+        positionAt(first);
+    }
+
+    private void positionAt(int first) {
+        positioned = true;
         if (first < file.blockCount()) {
             openBlock(first);
+            keyLength = 0;
             parseAt(0);
+        } else {
+            valid = false;
+        }
+    }
+
+    private void ensurePositioned() {
+        if (!positioned) {
+            positionAt(0);
         }
     }
 
@@ -97,11 +117,13 @@ final class SSTableIterator implements InternalIterator {
 
     @Override
     public boolean valid() {
+        ensurePositioned();
         return valid;
     }
 
     @Override
     public EncodedCell cell() {
+        ensurePositioned();
         if (cell == null) {
             int header = Varints.size(keyLength) + Varints.size(valueLength);
             byte[] bytes = new byte[header + keyLength + valueLength];
@@ -120,11 +142,13 @@ final class SSTableIterator implements InternalIterator {
 
     @Override
     public long sequence() {
+        ensurePositioned();
         return sequence;
     }
 
     @Override
     public void next() {
+        ensurePositioned();
         if (!valid) {
             return;
         }
@@ -149,6 +173,7 @@ final class SSTableIterator implements InternalIterator {
 
     @Override
     public void seek(Cell cell) {
+        positioned = true;
         MemorySegment target = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(cell));
         int b = file.blockFor(target);
         if (b >= file.blockCount()) {
