@@ -134,6 +134,9 @@ public final class CellLayout {
 
     /** Total encoded length of {@code cell}. */
     public static long encodedLength(Cell cell) {
+        if (cell instanceof EncodedCell encoded) {
+            return encoded.encodedLength();
+        }
         int keyLength = keyLength((int) cell.row().byteSize(), (int) cell.family().byteSize(),
                 (int) cell.qualifier().byteSize());
         return encodedLength(keyLength, (int) cell.value().byteSize());
@@ -197,6 +200,12 @@ public final class CellLayout {
      * @throws IndexOutOfBoundsException when {@code dst} is too small
      */
     public static long write(Cell cell, MemorySegment dst, long offset) {
+        if (cell instanceof EncodedCell encoded) {
+            // Already in this layout and validated when it was decoded: copy it whole.
+            long length = encoded.encodedLength();
+            MemorySegment.copy(encoded.segment(), encoded.offset(), dst, offset, length);
+            return length;
+        }
         MemorySegment row = cell.row();
         MemorySegment family = cell.family();
         MemorySegment qualifier = cell.qualifier();

@@ -38,7 +38,11 @@ final class MemTable {
 
     /** Adds one cell written by the write with {@code sequence}. */
     void add(Cell cell, long sequence) {
-        EncodedCell encoded = cell instanceof EncodedCell e ? e : EncodedCell.decode(CellLayout.encode(cell), 0);
+        add(cell instanceof EncodedCell e ? e : EncodedCell.decode(CellLayout.encode(cell), 0), sequence);
+    }
+
+    /** Adds one encoded cell (kept, not copied) written by the write with {@code sequence}. */
+    void add(EncodedCell encoded, long sequence) {
         entries.add(new Entry(encoded, sequence));
         bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD);
         noteSequence(sequence);

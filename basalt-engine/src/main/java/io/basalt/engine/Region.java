@@ -2,7 +2,9 @@ package io.basalt.engine;
 
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
+import io.basalt.cell.CellLayout;
 import io.basalt.cell.CellType;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.BasaltException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Delete;
@@ -46,6 +48,7 @@ final class Region {
     private final int id;
     private final TableDescriptor descriptor;
     private final Map<String, FamilyDescriptor> families = new LinkedHashMap<>();
+    private final MemorySegment[] familyNames;
     private final Store store;
     private final Object viewLock = new Object();
     private volatile View view;
@@ -60,6 +63,8 @@ final class Region {
         this.descriptor = descriptor;
         this.store = store;
         descriptor.families().forEach(f -> families.put(f.name(), f));
+        this.familyNames = descriptor.families().stream().map(f -> MemorySegment.ofArray(Bytes.utf8(f.name())))
+                .toArray(MemorySegment[]::new);
         Map<String, List<SSTableReader>> all = new LinkedHashMap<>();
         descriptor.families().forEach(f -> all.put(f.name(), files.getOrDefault(f.name(), List.of())));
         this.view = new View(new MemTable(), List.of(), all);
@@ -124,7 +129,7 @@ final class Region {
             if (check != null && !conditionHolds(check)) {
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
-            List<Cell> cells = new ArrayList<>();
+            List<EncodedCell> cells = new ArrayList<>();
             for (Mutation mutation : mutations) {
                 Object result = resolve(mutation, now, cells);
                 if (mutation instanceof Increment) {
@@ -153,9 +158,9 @@ final class Region {
         appended.durable().whenComplete((ignored, failure) -> {
             if (failure == null) {
                 store.mvcc().complete(appended.write());
-                store.callbacks().execute(() -> done.complete(result));
+                done.complete(result);
             } else {
-                store.callbacks().execute(() -> done.completeExceptionally(failure));
+                done.completeExceptionally(failure);
             }
         });
         return done;
@@ -170,18 +175,28 @@ final class Region {
 
     private void checkFamilies(Mutation mutation) {
         for (Cell cell : mutation.cells()) {
-            String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (!families.containsKey(family)) {
-                throw new NoSuchFamilyException(descriptor.name(), family);
+            if (familyIndex(cell.family()) < 0) {
+                throw new NoSuchFamilyException(descriptor.name(),
+                        new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8));
             }
         }
+    }
+
+    /** The position of {@code family} among the table's families, or -1. */
+    private int familyIndex(MemorySegment family) {
+        for (int i = 0; i < familyNames.length; i++) {
+            if (Bytes.equals(familyNames[i], 0, familyNames[i].byteSize(), family, 0, family.byteSize())) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
      * Turns a mutation into the cells to log, with final timestamps; returns an increment's new
      * values. Runs under the row lock, reading the row's newest state.
      */
-    private Object resolve(Mutation mutation, long now, List<Cell> out) {
+    private Object resolve(Mutation mutation, long now, List<EncodedCell> out) {
         switch (mutation) {
             case Put put -> {
                 for (Cell cell : put.cells()) {
@@ -193,8 +208,8 @@ final class Region {
                 if (delete.isWholeRow()) {
                     long ts = delete.timestamp() == Mutation.LATEST_TIMESTAMP ? now : delete.timestamp();
                     for (String family : families.keySet()) {
-                        out.add(Cell.of(delete.row(), Bytes.utf8(family), Bytes.EMPTY, ts, CellType.DELETE_FAMILY,
-                                Bytes.EMPTY));
+                        out.add(stamp(Cell.of(delete.row(), Bytes.utf8(family), Bytes.EMPTY, ts, CellType.DELETE_FAMILY,
+                                Bytes.EMPTY), now));
                     }
                     return null;
                 }
@@ -202,8 +217,8 @@ final class Region {
                     if (cell.type() == CellType.DELETE && cell.timestamp() == Mutation.LATEST_TIMESTAMP) {
                         Cell latest = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
                         if (latest != null) {
-                            out.add(Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(),
-                                    latest.timestamp(), CellType.DELETE, Bytes.EMPTY));
+                            out.add(stamp(Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(),
+                                    latest.timestamp(), CellType.DELETE, Bytes.EMPTY), now));
                         }
                     } else {
                         out.add(stamp(cell, now));
@@ -219,7 +234,7 @@ final class Region {
                     long ts = current == null ? now : Math.max(now, current.timestamp());
                     Cell updated = Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
                             Increment.encode(base + Increment.amount(cell)));
-                    out.add(updated);
+                    out.add(stamp(updated, now));
                     values.add(updated);
                 }
                 values.sort(io.basalt.cell.CellComparator.INSTANCE);
@@ -228,11 +243,24 @@ final class Region {
         }
     }
 
-    private static Cell stamp(Cell cell, long now) {
-        if (cell.timestamp() != Mutation.LATEST_TIMESTAMP) {
-            return cell;
+    private static final java.lang.foreign.ValueLayout.OfLong TIMESTAMP =
+            java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * The cell encoded once, for the log and the memtable alike, with the store's clock in place
+     * of {@link Mutation#LATEST_TIMESTAMP}.
+     */
+    private static EncodedCell stamp(Cell cell, long now) {
+        if (cell instanceof EncodedCell encoded && encoded.timestamp() != Mutation.LATEST_TIMESTAMP) {
+            return encoded;
         }
-        return Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), now, cell.type(), cell.valueBytes());
+        byte[] bytes = CellLayout.encode(cell); // our own copy, so the timestamp can be set in place
+        EncodedCell stamped = EncodedCell.decode(bytes, 0);
+        if (cell.timestamp() == Mutation.LATEST_TIMESTAMP) {
+            MemorySegment.ofArray(bytes).set(TIMESTAMP,
+                    CellLayout.timestampOffset(stamped.keyOffset(), stamped.keyLength()), now);
+        }
+        return stamped;
     }
 
     /** The newest visible cell of a column, seeing every write already applied (row lock held). */

@@ -69,7 +69,6 @@ final class Store implements Closeable {
     private final WriteAheadLog wal;
     private final RegionLocks locks;
     private final Map<String, Region> regions = new ConcurrentHashMap<>();
-    private final ExecutorService callbacks = Executors.newVirtualThreadPerTaskExecutor();
     private final ExecutorService flusher = Executors.newSingleThreadExecutor(daemon("basalt-flusher"));
     private final ExecutorService compactor = Executors.newSingleThreadExecutor(daemon("basalt-compactor"));
     private final Set<Region> flushRequested = ConcurrentHashMap.newKeySet();
@@ -238,11 +237,6 @@ final class Store implements Closeable {
 
     BlockCache blockCache() {
         return blockCache;
-    }
-
-    /** Where writes' futures complete: never a thread that holds a store lock or the log's syncer. */
-    ExecutorService callbacks() {
-        return callbacks;
     }
 
     Path directory() {
@@ -529,7 +523,6 @@ final class Store implements Closeable {
         } catch (IOException e) {
             failure = addTo(failure, e);
         }
-        shutdown(callbacks);
         for (Region region : regions.values()) {
             region.close(false);
         }

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's write-ahead log: numbered segment files of {@link WalRecordLayout} records, written
- * by one syncer thread with group commit.
+ * by one syncer thread with group commit; futures complete on a completer thread, a batch at a
+ * time.
  *
  * <p><b>Group commit.</b> {@link #append} assigns the next sequence number and copies the framed
  * record into a pending buffer under a short lock, then returns a future. The syncer thread swaps
@@ -69,6 +70,12 @@ final class WriteAheadLog implements Closeable {
     private final Path directory;
     private final StoreOptions options;
     private final Mvcc mvcc;
+    /**
+     * Completes the futures of a written batch, one task per batch, so the syncer goes straight
+     * back to writing while whatever the callers chained on their futures runs here.
+     */
+    private final java.util.concurrent.ExecutorService completer = java.util.concurrent.Executors
+            .newSingleThreadExecutor(r -> Thread.ofPlatform().name("basalt-wal-completer").daemon().unstarted(r));
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
     private final List<Segment> segments = new CopyOnWriteArrayList<>();
@@ -354,15 +361,19 @@ final class WriteAheadLog implements Closeable {
             } catch (IOException | RuntimeException e) {
                 BasaltException failed = new BasaltException("the write-ahead log failed writing " + current.path
                         + ": " + e.getMessage() + "; the store accepts no more writes until it is reopened", e);
-                for (Waiter waiter : done) {
-                    waiter.future().completeExceptionally(failed);
-                }
+                completer.execute(() -> {
+                    for (Waiter waiter : done) {
+                        waiter.future().completeExceptionally(failed);
+                    }
+                });
                 fail(failed);
                 return;
             }
-            for (Waiter waiter : done) {
-                waiter.future().complete(null);
-            }
+            completer.execute(() -> {
+                for (Waiter waiter : done) {
+                    waiter.future().complete(null);
+                }
+            });
         }
     }
 
@@ -396,9 +407,11 @@ final class WriteAheadLog implements Closeable {
             lock.unlock();
         }
         LOG.error("Write-ahead log failed", failed);
-        for (Waiter waiter : orphans) {
-            waiter.future().completeExceptionally(failed);
-        }
+        completer.execute(() -> {
+            for (Waiter waiter : orphans) {
+                waiter.future().completeExceptionally(failed);
+            }
+        });
     }
 
     // ------------------------------------------------------------------ retiring segments
@@ -423,7 +436,10 @@ final class WriteAheadLog implements Closeable {
         return segments.stream().map(s -> s.path).toList();
     }
 
-    /** Writes and forces what is pending, then stops the syncer; appends after this fail. */
+    /**
+     * Writes and forces what is pending, completes its futures, then stops; appends after this
+     * fail.
+     */
     @Override
     public void close() throws IOException {
         lock.lock();
@@ -440,6 +456,14 @@ final class WriteAheadLog implements Closeable {
         }
         if (syncer.isAlive()) {
             throw new IOException("the write-ahead log syncer did not stop within 30 s");
+        }
+        completer.shutdown();
+        try {
+            if (!completer.awaitTermination(30, TimeUnit.SECONDS)) {
+                throw new IOException("the write-ahead log's completions did not finish within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         channel.close();
     }
