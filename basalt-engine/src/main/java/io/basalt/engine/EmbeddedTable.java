@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The embedded {@link AsyncTable}: operations run on the calling thread up to the write-ahead log,
- * and futures complete once the write is durable (on a callback thread, never under a lock). Reads
+ * and futures complete once the write is durable (on the log's completer thread, never under a lock). Reads
  * complete before the call returns.
  */
 final class EmbeddedTable implements AsyncTable {
