@@ -67,11 +67,15 @@ final class EmbeddedTable implements AsyncTable {
 
     @Override
     public List<CompletableFuture<Object>> batch(List<? extends Mutation> mutations) {
-        List<CompletableFuture<Object>> futures = new ArrayList<>(mutations.size());
-        for (Mutation mutation : mutations) {
-            futures.add(mutate(mutation));
+        Region region;
+        try {
+            region = region();
+        } catch (RuntimeException e) {
+            List<CompletableFuture<Object>> failed = new ArrayList<>(mutations.size());
+            mutations.forEach(m -> failed.add(CompletableFuture.failedFuture(e)));
+            return failed;
         }
-        return futures;
+        return region.mutateAll(mutations);
     }
 
     @Override

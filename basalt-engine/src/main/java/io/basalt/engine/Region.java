@@ -102,15 +102,32 @@ final class Region {
 
     /** Applies one mutation; completes with {@code null}, or the new values of an increment. */
     CompletableFuture<Object> mutate(Mutation mutation) {
-        return apply(mutation.row(), List.of(mutation), null);
+        return apply(mutation.row(), List.of(mutation), null, true);
+    }
+
+    /**
+     * Applies each mutation on its own (each atomic on its row, each with its own future), but
+     * logs them as one group: the syncer is woken once, after the last, so the batch shares one
+     * force.
+     */
+    List<CompletableFuture<Object>> mutateAll(List<? extends Mutation> mutations) {
+        List<CompletableFuture<Object>> futures = new ArrayList<>(mutations.size());
+        try {
+            for (Mutation mutation : mutations) {
+                futures.add(apply(mutation.row(), List.of(mutation), null, false));
+            }
+        } finally {
+            store.wal().wake();
+        }
+        return futures;
     }
 
     /** Applies the mutations when the condition holds; completes with whether they were. */
     CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
-        return apply(check.row(), check.mutations(), check).thenApply(applied -> (Boolean) applied);
+        return apply(check.row(), check.mutations(), check, true).thenApply(applied -> (Boolean) applied);
     }
 
-    private CompletableFuture<Object> apply(byte[] row, List<Mutation> mutations, CheckAndMutate check) {
+    private CompletableFuture<Object> apply(byte[] row, List<Mutation> mutations, CheckAndMutate check, boolean wake) {
         try {
             checkOpen();
             for (Mutation mutation : mutations) {
@@ -142,7 +159,7 @@ final class Region {
             if (cells.isEmpty()) {
                 return CompletableFuture.completedFuture(outcome);
             }
-            appended = store.wal().append(id, cells);
+            appended = store.wal().append(id, cells, wake);
             target = view.active();
             for (Cell cell : cells) {
                 target.add(cell, appended.sequence());

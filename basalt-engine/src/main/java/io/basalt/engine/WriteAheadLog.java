@@ -244,6 +244,15 @@ final class WriteAheadLog implements Closeable {
      * @throws BasaltException when the log has failed or is closed
      */
     Appended append(int tableId, List<? extends Cell> cells) {
+        return append(tableId, cells, true);
+    }
+
+    /**
+     * {@link #append(int, List)}, optionally without waking the syncer: a caller logging a batch
+     * of records wakes it once, after the last ({@link #wake()}), so the whole batch shares one
+     * force instead of the first record being forced alone while the rest are appended.
+     */
+    Appended append(int tableId, List<? extends Cell> cells, boolean wake) {
         int payload = WalRecordLayout.payloadSize(cells);
         int framed = RecordLogLayout.RECORD_HEADER_SIZE + payload;
         CompletableFuture<Void> durable = new CompletableFuture<>();
@@ -265,7 +274,9 @@ final class WriteAheadLog implements Closeable {
             pendingLength += framed;
             waiters.add(new Waiter(sequence, durable));
             Mvcc.Write write = mvcc.begin(sequence);
-            work.signal();
+            if (wake) {
+                work.signal();
+            }
             return new Appended(sequence, write, durable);
         } finally {
             lock.unlock();
@@ -287,6 +298,16 @@ final class WriteAheadLog implements Closeable {
     /** How many batches of records the syncer wrote. */
     long batches() {
         return batches.get();
+    }
+
+    /** Wakes the syncer for records appended without waking it. */
+    void wake() {
+        lock.lock();
+        try {
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The last sequence number handed out. */
