@@ -93,6 +93,22 @@ class WriteAheadLogTest {
     }
 
     @Test
+    void aBatchAppendedWithoutWakingSharesOneForce() throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        try (WriteAheadLog wal = open(mvcc)) {
+            List<CompletableFuture<Void>> durable = new ArrayList<>();
+            for (int i = 1; i <= 100; i++) {
+                durable.add(wal.append(1, row(i), false).durable());
+            }
+            assertThat(durable).noneMatch(CompletableFuture::isDone);
+            wal.wake();
+            CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertThat(wal.forces()).isEqualTo(1);
+            assertThat(wal.batches()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void futuresCompleteOnlyOnceTheRecordIsDurableAndVisibleInOrder() throws Exception {
         Mvcc mvcc = new Mvcc(0);
         try (WriteAheadLog wal = open(mvcc)) {
