@@ -1,6 +1,7 @@
 package io.basalt.bench;
 
 import io.basalt.bench.cells.CellCompareBenchmark;
+import io.basalt.bench.refcount.RefcountBenchmark;
 import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -14,7 +15,11 @@ import java.util.stream.Collectors;
 public enum Suite {
 
     CELLS("cells", "-", "cell key comparison: in place on the encoding vs decoding to objects first",
-            List.of(CellCompareBenchmark.class), new int[] {1});
+            List.of(CellCompareBenchmark.class), new int[] {1}),
+
+    REFCOUNT("refcount", "HBASE-27730", "pooled off-heap buffers: scan and retain/release cost vs raw"
+            + " MemorySegment, HBase 2.6.4's SingleByteBuff and Netty's pooled ByteBuf",
+            List.of(RefcountBenchmark.class), new int[] {1});
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";

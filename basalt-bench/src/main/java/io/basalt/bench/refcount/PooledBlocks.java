@@ -1,0 +1,39 @@
+package io.basalt.bench.refcount;
+
+/**
+ * Blocks of pooled off-heap memory from one implementation, all filled with the same longs: the
+ * adapter per {@code impl} of the {@code refcount} suite. Each adapter reads its blocks the way a
+ * user of that library would, with that library's own checks.
+ */
+public interface PooledBlocks extends AutoCloseable {
+
+    /** The sum of every long of every block, read big-endian through the implementation's accessor. */
+    long scan();
+
+    /** One retain and one release of the first block, which stays live (its count goes 1, 2, 1). */
+    void retainRelease();
+
+    /** The first block's reference count. */
+    int refCount();
+
+    /** Releases every block and frees the pool's memory. */
+    @Override
+    void close();
+
+    /** {@code blocks} blocks of {@code blockSize} bytes (a multiple of 8) for an {@code impl} parameter value. */
+    static PooledBlocks of(String impl, int blocks, int blockSize) {
+        return switch (impl) {
+            case "raw" -> new RawBlocks(blocks, blockSize);
+            case "basalt" -> new BasaltBlocks(blocks, blockSize);
+            case "hbase-2.6.4" -> new HBaseBlocks(blocks, blockSize);
+            case "netty" -> new NettyBlocks(blocks, blockSize);
+            default -> throw new IllegalArgumentException("unknown impl " + impl);
+        };
+    }
+
+    /** The long every implementation stores at byte {@code index} of block {@code block}. */
+    static long valueAt(int block, int index, int blockSize) {
+        long position = (long) block * blockSize + index;
+        return position * 0x9E37_79B9_7F4A_7C15L;
+    }
+}
