@@ -42,6 +42,7 @@ final class BenchDefaults {
                 .resultFormat(ResultFormatType.JSON)
                 .result(json.toString());
         if (quick) {
+            suite.quickParams().forEach(options::param);
             return options.forks(QUICK_FORKS)
                     .warmupIterations(QUICK_WARMUP_ITERATIONS).warmupTime(QUICK_WARMUP_TIME)
                     .measurementIterations(QUICK_ITERATIONS).measurementTime(QUICK_ITERATION_TIME);

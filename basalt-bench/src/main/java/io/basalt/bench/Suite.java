@@ -1,9 +1,12 @@
 package io.basalt.bench;
 
 import io.basalt.bench.cells.CellCompareBenchmark;
+import io.basalt.bench.engine.EngineLoadBenchmark;
+import io.basalt.bench.engine.EngineReadBenchmark;
 import io.basalt.bench.refcount.RefcountBenchmark;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -19,7 +22,11 @@ public enum Suite {
 
     REFCOUNT("refcount", "HBASE-27730", "pooled off-heap buffers: scan and retain/release cost vs raw"
             + " MemorySegment, HBase 2.6.4's SingleByteBuff and Netty's pooled ByteBuf",
-            List.of(RefcountBenchmark.class), new int[] {1});
+            List.of(RefcountBenchmark.class), new int[] {1}),
+
+    ENGINE("engine", "-", "embedded engine: batched durable load, random get and full scan vs RocksDB (JNI)",
+            List.of(EngineLoadBenchmark.class, EngineReadBenchmark.class), new int[] {1},
+            Map.of("rows", new String[] {"20000"}));
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";
@@ -29,13 +36,29 @@ public enum Suite {
     private final String description;
     private final List<Class<?>> benchmarks;
     private final int[] threads;
+    private final Map<String, String[]> quickParams;
 
     Suite(String suiteName, String seed, String description, List<Class<?>> benchmarks, int[] threads) {
+        this(suiteName, seed, description, benchmarks, threads, Map.of());
+    }
+
+    /**
+     * A suite whose {@code --quick} run overrides some parameters (smaller data sets), so the smoke
+     * run stays short; the JSON records the values actually used.
+     */
+    Suite(String suiteName, String seed, String description, List<Class<?>> benchmarks, int[] threads,
+          Map<String, String[]> quickParams) {
         this.suiteName = suiteName;
         this.seed = seed;
         this.description = description;
         this.benchmarks = benchmarks;
         this.threads = threads;
+        this.quickParams = quickParams;
+    }
+
+    /** Parameter values a quick run uses instead of the benchmarks' own. */
+    public Map<String, String[]> quickParams() {
+        return quickParams;
     }
 
     /** The name on the command line and of the result file. */
