@@ -1,15 +1,83 @@
 package io.basalt.engine;
 
+import io.basalt.buffer.Buffer;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A data block's content pinned for a reader: valid until {@link #release()}. The block cache
- * never reuses the memory of a block that a reader still holds.
+ * keeps blocks off-heap in pooled {@link Buffer}s; a block that could not be cached lives on the
+ * heap. Either way the reader sees the same accessors, and the block cache never recycles the
+ * memory of a block that a reader still holds.
  */
 interface Block {
 
-    MemorySegment content();
+    int size();
+
+    byte getByte(int index);
+
+    /** Four bytes, big-endian. */
+    int getInt(int index);
+
+    void copyTo(int index, byte[] dst, int dstOffset, int length);
 
     /** Lets go of the block; call exactly once. */
     void release();
+
+    /** A pin on a pooled buffer: the reader's own reference, released with the block. */
+    record Pooled(Buffer buffer) implements Block {
+        @Override
+        public int size() {
+            return buffer.capacity();
+        }
+
+        @Override
+        public byte getByte(int index) {
+            return buffer.getByte(index);
+        }
+
+        @Override
+        public int getInt(int index) {
+            return buffer.getInt(index);
+        }
+
+        @Override
+        public void copyTo(int index, byte[] dst, int dstOffset, int length) {
+            buffer.getBytes(index, dst, dstOffset, length);
+        }
+
+        @Override
+        public void release() {
+            buffer.release();
+        }
+    }
+
+    /** Content on the heap, for a block the cache could not (or need not) keep. */
+    record Heap(byte[] content) implements Block {
+        private static final java.lang.foreign.ValueLayout.OfInt U32 = RecordLogLayout.U32;
+
+        @Override
+        public int size() {
+            return content.length;
+        }
+
+        @Override
+        public byte getByte(int index) {
+            return content[index];
+        }
+
+        @Override
+        public int getInt(int index) {
+            return MemorySegment.ofArray(content).get(U32, index);
+        }
+
+        @Override
+        public void copyTo(int index, byte[] dst, int dstOffset, int length) {
+            System.arraycopy(content, index, dst, dstOffset, length);
+        }
+
+        @Override
+        public void release() {
+            // Heap memory: the collector takes it when the reader drops it.
+        }
+    }
 }

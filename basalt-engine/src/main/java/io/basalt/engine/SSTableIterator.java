@@ -5,7 +5,6 @@ import io.basalt.cell.CellComparator;
 import io.basalt.cell.EncodedCell;
 import io.basalt.cell.MalformedCellException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -17,14 +16,13 @@ final class SSTableIterator implements InternalIterator {
     private final SSTableReader file;
     private int blockIndex = -1;
     private Block block;
-    private MemorySegment content;
-    private long entriesEnd;
+    private int entriesEnd;
     private int restartCount;
 
-    private long next;            // offset of the entry after the current one
+    private int next;             // offset of the entry after the current one
     private byte[] key = new byte[64];
     private int keyLength;
-    private long valueOffset;
+    private int valueOffset;
     private int valueLength;
     private long sequence;
     private boolean valid;
@@ -67,52 +65,73 @@ final class SSTableIterator implements InternalIterator {
         releaseBlock();
         blockIndex = i;
         block = file.dataBlock(i);
-        content = block.content();
-        try {
-            if (content.byteSize() < SSTableLayout.RESTART_COUNT_SIZE) {
-                throw new Varints.Damage("block of " + content.byteSize() + " bytes has no restart array");
-            }
-            restartCount = SSTableLayout.restartCount(content);
-            if (restartCount <= 0 || 4L * restartCount + SSTableLayout.RESTART_COUNT_SIZE > content.byteSize()) {
-                throw new Varints.Damage("restart count " + restartCount + " does not fit a block of "
-                        + content.byteSize() + " bytes");
-            }
-            entriesEnd = SSTableLayout.restartsOffset(content.byteSize(), restartCount);
-        } catch (Varints.Damage e) {
-            throw damage(e.getMessage());
+        int size = block.size();
+        if (size < SSTableLayout.RESTART_COUNT_SIZE) {
+            throw damage("block of " + size + " bytes has no restart array");
         }
+        restartCount = block.getInt(size - SSTableLayout.RESTART_COUNT_SIZE);
+        if (restartCount <= 0 || 4L * restartCount + SSTableLayout.RESTART_COUNT_SIZE > size) {
+            throw damage("restart count " + restartCount + " does not fit a block of " + size + " bytes");
+        }
+        entriesEnd = (int) SSTableLayout.restartsOffset(size, restartCount);
     }
 
     private CorruptFileException damage(String problem) {
         return new CorruptFileException(file.path(), 0, "data block " + blockIndex + ": " + problem);
     }
 
+    /** Reads a varint at {@link #cursor} within the entries, checking it stays in bounds. */
+    private long varint(String what) {
+        long value = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (cursor >= entriesEnd) {
+                throw damage(what + " runs past the entries at " + cursor);
+            }
+            byte b = block.getByte(cursor++);
+            value |= (long) (b & 0x7F) << shift;
+            if (b >= 0) {
+                return value;
+            }
+        }
+        throw damage(what + " varint longer than 10 bytes before " + cursor);
+    }
+
+    private int varint(String what, long max) {
+        long value = varint(what);
+        if (value < 0 || value > max) {
+            throw damage(what + " " + value + " is outside 0.." + max);
+        }
+        return (int) value;
+    }
+
+    private int cursor;
+
     /** Decodes the entry at {@code offset} of the current block, building on the current key. */
-    private void parseAt(long offset) {
+    private void parseAt(int offset) {
         if (offset >= entriesEnd) {
             valid = false;
             return;
         }
-        try {
-            Varints.Reader r = new Varints.Reader(content, offset, entriesEnd);
-            int shared = r.readInt(keyLength, "shared key prefix");
-            int unshared = r.readInt(1 << 20, "key suffix length");
-            valueLength = r.readInt(Integer.MAX_VALUE, "value length");
-            sequence = r.readLong();
-            long suffixAt = r.take(unshared, "key suffix");
-            valueOffset = r.take(valueLength, "value");
-            int length = shared + unshared;
-            if (key.length < length) {
-                key = Arrays.copyOf(key, Math.max(length, key.length * 2));
-            }
-            MemorySegment.copy(content, ValueLayout.JAVA_BYTE, suffixAt, key, shared, unshared);
-            keyLength = length;
-            next = r.position;
-            valid = true;
-            cell = null;
-        } catch (Varints.Damage e) {
-            throw damage(e.getMessage() + " in the entry at " + offset);
+        cursor = offset;
+        int shared = varint("shared key prefix", keyLength);
+        int unshared = varint("key suffix length", 1 << 20);
+        valueLength = varint("value length", Integer.MAX_VALUE);
+        sequence = varint("sequence");
+        int suffixAt = cursor;
+        if (unshared > entriesEnd - cursor || valueLength > entriesEnd - cursor - unshared) {
+            throw damage("entry at " + offset + " runs past the entries (key suffix " + unshared + ", value "
+                    + valueLength + ", " + (entriesEnd - cursor) + " bytes left)");
         }
+        valueOffset = suffixAt + unshared;
+        int length = shared + unshared;
+        if (key.length < length) {
+            key = Arrays.copyOf(key, Math.max(length, key.length * 2));
+        }
+        block.copyTo(suffixAt, key, shared, unshared);
+        keyLength = length;
+        next = valueOffset + valueLength;
+        valid = true;
+        cell = null;
     }
 
     @Override
@@ -130,7 +149,7 @@ final class SSTableIterator implements InternalIterator {
             int at = Varints.write(bytes, 0, keyLength);
             at += Varints.write(bytes, at, valueLength);
             System.arraycopy(key, 0, bytes, at, keyLength);
-            MemorySegment.copy(content, ValueLayout.JAVA_BYTE, valueOffset, bytes, at + keyLength, valueLength);
+            block.copyTo(valueOffset, bytes, at + keyLength, valueLength);
             try {
                 cell = EncodedCell.decode(bytes, 0);
             } catch (MalformedCellException e) {
@@ -204,8 +223,8 @@ final class SSTableIterator implements InternalIterator {
         }
     }
 
-    private long restart(int i) {
-        int offset = SSTableLayout.restart(content, restartCount, i);
+    private int restart(int i) {
+        int offset = block.getInt((int) SSTableLayout.restartOffset(entriesEnd, i));
         if (offset < 0 || offset >= entriesEnd) {
             throw damage("restart " + i + " points at " + offset + ", outside the entries");
         }
@@ -216,7 +235,6 @@ final class SSTableIterator implements InternalIterator {
         if (block != null) {
             block.release();
             block = null;
-            content = null;
         }
     }
 

@@ -1,6 +1,5 @@
 package io.basalt.engine;
 
-import java.lang.foreign.MemorySegment;
 
 /**
  * The SSTable file format: the only place that knows its layout. One file holds the cells of one
@@ -78,11 +77,13 @@ final class SSTableLayout {
         return contentLength - RESTART_COUNT_SIZE - 4L * restartCount;
     }
 
-    static int restartCount(MemorySegment content) {
-        return content.get(RecordLogLayout.U32, content.byteSize() - RESTART_COUNT_SIZE);
+    /** Where restart {@code i}'s offset is stored, given where the restart array starts. */
+    static long restartOffset(long restartsOffset, int i) {
+        return restartsOffset + 4L * i;
     }
 
-    static int restart(MemorySegment content, int restartCount, int i) {
-        return content.get(RecordLogLayout.U32, restartsOffset(content.byteSize(), restartCount) + 4L * i);
+    /** Bytes a block's content takes once its restart array is appended. */
+    static long contentSize(long entriesLength, int restartCount) {
+        return entriesLength + 4L * restartCount + RESTART_COUNT_SIZE;
     }
 }

@@ -220,7 +220,7 @@ final class SSTableReader {
         return cache.get(this, i);
     }
 
-    /** Loads data block {@code i} from disk; the block cache's miss path. */
+    /** Loads data block {@code i} from disk (checked, decompressed); the block cache's miss path. */
     byte[] loadDataBlock(int i) throws IOException {
         return readBlock(blockOffsets[i], blockSizes[i]);
     }

@@ -67,6 +67,14 @@ final class SSTableWriter implements AutoCloseable {
         MemorySegment key = encoded.key();
         MemorySegment value = encoded.value();
         int keyLength = (int) key.byteSize();
+        // Cut the block before this entry would take it past the family's block size (counting
+        // the entry as if it shared no prefix), so a block's content fits one block-cache chunk.
+        long worstEntry = Varints.size(0) + Varints.size(keyLength) + Varints.size(value.byteSize())
+                + Varints.size(sequence) + keyLength + value.byteSize();
+        int restartsAfter = restartCount + (entriesInBlock % SSTableLayout.RESTART_INTERVAL == 0 ? 1 : 0);
+        if (entriesInBlock > 0 && SSTableLayout.contentSize(block.length + worstEntry, restartsAfter) > blockSize) {
+            finishDataBlock();
+        }
         int shared = 0;
         if (entriesInBlock % SSTableLayout.RESTART_INTERVAL == 0) {
             if (restartCount == restarts.length) {
@@ -105,9 +113,6 @@ final class SSTableWriter implements AutoCloseable {
         }
         entries++;
         maxSequence = Math.max(maxSequence, sequence);
-        if (block.length >= blockSize) {
-            finishDataBlock();
-        }
     }
 
     private void finishDataBlock() throws IOException {

@@ -100,7 +100,7 @@ final class Store implements Closeable {
                     + " one); close it there first");
         }
         this.lock = taken;
-        this.blockCache = new BlockCache(options.blockCacheSize());
+        this.blockCache = new BlockCache(options.blockCacheSize(), "block-cache " + directory);
         boolean ok = false;
         Manifest opened = null;
         try {
@@ -154,6 +154,7 @@ final class Store implements Closeable {
                 if (opened != null) {
                     opened.close();
                 }
+                blockCache.close();
                 lock.release();
                 lockChannel.close();
             }
@@ -531,6 +532,7 @@ final class Store implements Closeable {
         } catch (IOException e) {
             failure = addTo(failure, e);
         }
+        blockCache.close();
         lock.release();
         lockChannel.close();
         if (failure != null) {

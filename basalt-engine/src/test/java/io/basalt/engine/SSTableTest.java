@@ -25,6 +25,13 @@ class SSTableTest {
     @TempDir
     Path dir;
 
+    private final BlockCache cache = new BlockCache(1 << 20, "test");
+
+    @org.junit.jupiter.api.AfterEach
+    void closeCache() {
+        cache.close();
+    }
+
     private record Stored(Cell cell, long sequence) {}
 
     /** Sorted cells with shared prefixes, several versions and all types. */
@@ -60,7 +67,7 @@ class SSTableTest {
             assertThat(info.entries()).isEqualTo(cells.size());
             assertThat(info.fileSize()).isEqualTo(Files.size(path));
         }
-        return SSTableReader.open(1, path, new BlockCache(1 << 20));
+        return SSTableReader.open(1, path, cache);
     }
 
     private static List<Stored> readAll(SSTableReader reader) {
@@ -197,7 +204,7 @@ class SSTableTest {
             Files.write(damaged, bytes);
             int position = at;
             assertThatThrownBy(() -> {
-                SSTableReader reader = SSTableReader.open(2, damaged, new BlockCache(0));
+                SSTableReader reader = SSTableReader.open(2, damaged, new BlockCache(0, "test"));
                 try {
                     readAll(reader);
                 } finally {
@@ -215,13 +222,12 @@ class SSTableTest {
         write(path, cells(10, 7), FamilyDescriptor.of("f")).release();
         byte[] bytes = Files.readAllBytes(path);
         Files.write(path, java.util.Arrays.copyOf(bytes, bytes.length - 10));
-        assertThatThrownBy(() -> SSTableReader.open(1, path, new BlockCache(0)))
+        assertThatThrownBy(() -> SSTableReader.open(1, path, new BlockCache(0, "test")))
                 .isInstanceOf(CorruptFileException.class).hasMessageContaining("magic");
     }
 
     @Test
     void blockCacheServesRepeatedReadsAndCountsThem() throws IOException {
-        BlockCache cache = new BlockCache(1 << 20);
         Path path = dir.resolve("t.sst");
         try (SSTableWriter writer = new SSTableWriter(path, FamilyDescriptor.of("f").withBlockSize(1024), 100)) {
             for (Stored s : cells(100, 8)) {

@@ -92,19 +92,27 @@ class WriteAheadLogTest {
         }
     }
 
+    /**
+     * Fifty batches of 100 records, each appended without waking the syncer and then woken once:
+     * about one force per batch. (Waking on every append forces the first record alone and the
+     * rest after it, two per batch; a syncer that happens to be awake may split a batch now and
+     * then, hence the margin.)
+     */
     @Test
     void aBatchAppendedWithoutWakingSharesOneForce() throws Exception {
         Mvcc mvcc = new Mvcc(0);
         try (WriteAheadLog wal = open(mvcc)) {
-            List<CompletableFuture<Void>> durable = new ArrayList<>();
-            for (int i = 1; i <= 100; i++) {
-                durable.add(wal.append(1, row(i), false).durable());
+            wal.append(1, row(0)).durable().get(30, TimeUnit.SECONDS);
+            long before = wal.forces();
+            for (int batch = 0; batch < 50; batch++) {
+                List<CompletableFuture<Void>> durable = new ArrayList<>();
+                for (int i = 1; i <= 100; i++) {
+                    durable.add(wal.append(1, row(i), false).durable());
+                }
+                wal.wake();
+                CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
             }
-            assertThat(durable).noneMatch(CompletableFuture::isDone);
-            wal.wake();
-            CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-            assertThat(wal.forces()).isEqualTo(1);
-            assertThat(wal.batches()).isEqualTo(1);
+            assertThat(wal.forces() - before).isBetween(50L, 74L);
         }
     }
 
