@@ -118,6 +118,10 @@ public final class BufferPool implements AutoCloseable {
             return new SingleChunkBuffer(MemorySegment.ofArray(new byte[0]), new RefCount(Recycler.HEAP, -1, null));
         }
         int count = (int) ((size + (long) chunkSize - 1) >>> chunkShift);
+        if (count > config.maxChunks()) {
+            // Could never fit: fail before taking, or reserving, anything.
+            return exhausted(size, count);
+        }
         if (count == 1) {
             int chunk = take();
             if (chunk == ChunkStack.EMPTY) {
@@ -244,8 +248,9 @@ public final class BufferPool implements AutoCloseable {
         BufferPoolMetrics m = metrics();
         throw new BufferPoolExhaustedException("buffer pool '" + name() + "' is exhausted: cannot allocate " + size
                 + " bytes (" + count + (count == 1 ? " chunk" : " chunks") + " of " + chunkSize + " bytes); "
-                + m.chunksInUse() + " of " + m.chunksMax() + " chunks are in use and maxMemory (" + config.maxMemory()
-                + " bytes) is reached" + (config.onExhaustion() == BufferPoolConfig.Exhaustion.HEAP_FALLBACK
+                + m.chunksInUse() + " of " + m.chunksMax() + " chunks are in use and " + (count > m.chunksMax()
+                        ? "the request is larger than maxMemory (" + config.maxMemory() + " bytes)"
+                        : "maxMemory (" + config.maxMemory() + " bytes) is reached") + (config.onExhaustion() == BufferPoolConfig.Exhaustion.HEAP_FALLBACK
                         ? " and the request is larger than heapFallbackMaxSize (" + config.heapFallbackMaxSize() + ")"
                         : "")
                 + ". Release buffers sooner, raise maxMemory, or choose HEAP_FALLBACK for small requests");

@@ -128,6 +128,16 @@ class BufferPoolTest {
     }
 
     @Test
+    void aRequestLargerThanThePoolFailsWithoutReservingAnything() {
+        try (BufferPool pool = TestPools.pool(64, 8)) {
+            assertThatThrownBy(() -> pool.allocate(Integer.MAX_VALUE)).isInstanceOf(BufferPoolExhaustedException.class)
+                    .hasMessageContaining("cannot allocate 2147483647 bytes (33554432 chunks of 64 bytes); 0 of 8 chunks"
+                            + " are in use and the request is larger than maxMemory (512 bytes).");
+            assertThat(pool.metrics()).isEqualTo(new BufferPoolMetrics(0, 0, 8, 0, 1, 0, 0));
+        }
+    }
+
+    @Test
     void withHeapFallbackSmallRequestsGetHeapMemoryAndLargeOnesStillFail() {
         BufferPoolConfig config = TestPools.config(64, 4).withExhaustion(Exhaustion.HEAP_FALLBACK, 100);
         try (BufferPool pool = BufferPool.create(config)) {
