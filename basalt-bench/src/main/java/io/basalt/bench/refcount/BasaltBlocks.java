@@ -7,18 +7,22 @@ import io.basalt.buffer.BufferPoolConfig;
 /**
  * {@code basalt}: {@link Buffer}s from a {@link BufferPool} with 4 MiB slabs and chunks of the
  * block size, read through {@link Buffer#getLong}, which checks liveness (one plain read) and
- * bounds on every call. Leak detection is the default (sampled), as in production.
+ * bounds on every call. Leak detection is the production default (sampled) unless switched off.
  */
 final class BasaltBlocks implements PooledBlocks {
 
     private final BufferPool pool;
     private final Buffer[] blocks;
 
-    BasaltBlocks(int blocks, int blockSize) {
+    BasaltBlocks(int blocks, int blockSize, boolean leakDetection) {
         int slabSize = Math.max(RawBlocks.SLAB_SIZE, blockSize);
         long maxMemory = ((long) blocks * blockSize + slabSize - 1) / slabSize * slabSize;
-        pool = BufferPool.create(BufferPoolConfig.defaults().withName("refcount-bench")
-                .withSizes(slabSize, blockSize, maxMemory));
+        BufferPoolConfig config = BufferPoolConfig.defaults().withName("refcount-bench")
+                .withSizes(slabSize, blockSize, maxMemory);
+        if (!leakDetection) {
+            config = config.withLeakDetection(BufferPoolConfig.LeakDetection.OFF, 1);
+        }
+        pool = BufferPool.create(config);
         this.blocks = new Buffer[blocks];
         for (int b = 0; b < blocks; b++) {
             Buffer block = pool.allocate(blockSize);

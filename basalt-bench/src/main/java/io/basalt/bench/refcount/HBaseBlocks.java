@@ -2,6 +2,7 @@ package io.basalt.bench.refcount;
 
 import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hbase.thirdparty.io.netty.util.ResourceLeakDetector;
 
 /**
  * {@code hbase-2.6.4}: HBase's {@link ByteBuffAllocator} with its reservoir (pool) on, handing out
@@ -16,7 +17,12 @@ final class HBaseBlocks implements PooledBlocks {
     private final ByteBuffAllocator allocator;
     private final SingleByteBuff[] blocks;
 
-    HBaseBlocks(int blocks, int blockSize) {
+    HBaseBlocks(int blocks, int blockSize, boolean leakDetection) {
+        if (!leakDetection) {
+            // HBase's RefCnt tracks through its shaded copy of Netty's detector; a sampled RefCnt
+            // records a stack trace on every retain and release.
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
         // reservoirEnabled, maxBufCount, bufSize, minSizeForReservoirUse (HBase's default: bufSize / 6)
         allocator = new ByteBuffAllocator(true, blocks, blockSize, blockSize / 6) {};
         this.blocks = new SingleByteBuff[blocks];

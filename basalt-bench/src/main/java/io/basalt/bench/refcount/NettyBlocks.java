@@ -2,19 +2,23 @@ package io.basalt.bench.refcount;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
 
 /**
  * {@code netty}: direct {@link ByteBuf}s of the block size from Netty's
  * {@link PooledByteBufAllocator#DEFAULT}, read through {@link ByteBuf#getLong(int)} with Netty's
  * defaults: bounds and accessibility checked on every call ({@code io.netty.buffer.checkBounds} and
  * {@code checkAccessible} true; the accessibility check is a plain read since netty#8895) and
- * sampled leak detection ({@code SIMPLE}).
+ * sampled leak detection ({@code SIMPLE}) unless switched off.
  */
 final class NettyBlocks implements PooledBlocks {
 
     private final ByteBuf[] blocks;
 
-    NettyBlocks(int blocks, int blockSize) {
+    NettyBlocks(int blocks, int blockSize, boolean leakDetection) {
+        if (!leakDetection) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
         this.blocks = new ByteBuf[blocks];
         for (int b = 0; b < blocks; b++) {
             ByteBuf block = PooledByteBufAllocator.DEFAULT.directBuffer(blockSize, blockSize);

@@ -20,13 +20,19 @@ public interface PooledBlocks extends AutoCloseable {
     @Override
     void close();
 
-    /** {@code blocks} blocks of {@code blockSize} bytes (a multiple of 8) for an {@code impl} parameter value. */
-    static PooledBlocks of(String impl, int blocks, int blockSize) {
+    /**
+     * {@code blocks} blocks of {@code blockSize} bytes (a multiple of 8) for an {@code impl}
+     * parameter value. With {@code leakDetection} each library keeps its production default
+     * (Basalt, HBase and Netty all sample 1 buffer in 128); without it, each library's leak
+     * detector is off, so that what is measured does not depend on whether the one buffer a
+     * retain/release benchmark uses happened to be sampled.
+     */
+    static PooledBlocks of(String impl, int blocks, int blockSize, boolean leakDetection) {
         return switch (impl) {
             case "raw" -> new RawBlocks(blocks, blockSize);
-            case "basalt" -> new BasaltBlocks(blocks, blockSize);
-            case "hbase-2.6.4" -> new HBaseBlocks(blocks, blockSize);
-            case "netty" -> new NettyBlocks(blocks, blockSize);
+            case "basalt" -> new BasaltBlocks(blocks, blockSize, leakDetection);
+            case "hbase-2.6.4" -> new HBaseBlocks(blocks, blockSize, leakDetection);
+            case "netty" -> new NettyBlocks(blocks, blockSize, leakDetection);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
         };
     }

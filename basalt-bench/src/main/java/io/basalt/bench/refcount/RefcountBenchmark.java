@@ -51,11 +51,17 @@ public class RefcountBenchmark {
 
     private PooledBlocks blocks;
 
-    /** Only {@code scan} needs the 256 MiB; the retain/release methods get one block. */
+    /**
+     * Only {@code scan} needs the 256 MiB, and it runs with every library's production leak
+     * detection (sampling touches no access path). The retain/release methods get one block and
+     * no leak detection: HBase's sampled buffers (1 in 128) record a stack trace on every retain
+     * and release, so with it on, a fork's result would hinge on whether its one buffer was
+     * sampled (docs/benchmarks.md gives that cost).
+     */
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) {
         boolean scan = params.getBenchmark().endsWith(".scan");
-        blocks = PooledBlocks.of(impl, scan ? SCAN_BLOCKS : 1, BLOCK_SIZE);
+        blocks = PooledBlocks.of(impl, scan ? SCAN_BLOCKS : 1, BLOCK_SIZE, scan);
     }
 
     @TearDown(Level.Trial)

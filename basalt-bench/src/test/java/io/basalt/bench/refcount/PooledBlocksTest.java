@@ -26,7 +26,7 @@ class PooledBlocksTest {
         assertThat(expected).isNotZero();
         assertThat(impls()).containsExactly("raw", "basalt", "hbase-2.6.4", "netty");
         for (String impl : impls()) {
-            try (PooledBlocks blocks = PooledBlocks.of(impl, BLOCKS, BLOCK_SIZE)) {
+            try (PooledBlocks blocks = PooledBlocks.of(impl, BLOCKS, BLOCK_SIZE, true)) {
                 assertThat(blocks.scan()).as(impl).isEqualTo(expected);
             }
         }
@@ -35,7 +35,7 @@ class PooledBlocksTest {
     @Test
     void retainReleaseLeavesEveryImplementationsBufferLiveWithOneReference() throws Exception {
         for (String impl : impls()) {
-            try (PooledBlocks blocks = PooledBlocks.of(impl, 1, BLOCK_SIZE)) {
+            try (PooledBlocks blocks = PooledBlocks.of(impl, 1, BLOCK_SIZE, false)) {
                 assertThat(blocks.refCount()).as(impl).isEqualTo(1);
                 for (int i = 0; i < 1000; i++) {
                     blocks.retainRelease();
