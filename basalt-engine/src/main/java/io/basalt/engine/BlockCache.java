@@ -23,10 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * exactly once). Reading a cached block costs a plain field read per access on top of the bounds
  * check (see {@code io.basalt.buffer.Buffer} and the {@code refcount} benchmark).
  *
- * <p><b>Size.</b> The pool's chunks are 64 KiB, the default block size (SSTable blocks are cut so
- * their content never exceeds the family's block size), so a default block is one single-segment
- * buffer. When the pool has no room, least recently used blocks are evicted until it has; a block
- * that still cannot be placed (every chunk pinned by readers) is served from the heap, uncached.
+ * <p><b>Size.</b> The pool holds the cache's capacity, in 64 KiB chunks: the default block size
+ * (SSTable blocks are cut so their content never exceeds the family's block size), so a default
+ * block is one single-segment buffer. Cached blocks are bounded by the capacity in bytes; evicted
+ * blocks that readers still pin keep their chunks until released, within the same pool. When the
+ * pool has no room, least recently used blocks are evicted until it has; a block that still cannot
+ * be placed (every chunk pinned by readers) is served from the heap, uncached. A family with small
+ * blocks still takes a whole chunk per cached block.
  */
 final class BlockCache implements AutoCloseable {
 
@@ -47,9 +50,13 @@ final class BlockCache implements AutoCloseable {
     /** A cache of {@code capacity} bytes (0 turns caching off: every read goes to the file). */
     BlockCache(long capacity, String name) {
         this.capacity = capacity;
-        long memory = Math.max(SLAB_SIZE, (capacity + SLAB_SIZE - 1) / SLAB_SIZE * SLAB_SIZE);
+        // The pool holds exactly the capacity (in whole chunks): cached blocks plus evicted blocks
+        // that readers still pin never take more memory than the cache was given.
+        long chunks = Math.max(1, (capacity + CHUNK_SIZE - 1) / CHUNK_SIZE);
+        int slab = (int) Math.min(SLAB_SIZE, chunks * CHUNK_SIZE);
+        long memory = (chunks * CHUNK_SIZE + slab - 1) / slab * slab;
         this.pool = capacity == 0 ? null : BufferPool.create(BufferPoolConfig.defaults().withName(name)
-                .withSizes(SLAB_SIZE, CHUNK_SIZE, memory));
+                .withSizes(slab, CHUNK_SIZE, memory));
     }
 
     /** The block, pinned for the caller; from the cache or read from the file. */

@@ -25,7 +25,8 @@ class SSTableTest {
     @TempDir
     Path dir;
 
-    private final BlockCache cache = new BlockCache(1 << 20, "test");
+    // Room for 128 chunks: small test blocks still take a 64 KiB chunk each.
+    private final BlockCache cache = new BlockCache(8 << 20, "test");
 
     @org.junit.jupiter.api.AfterEach
     void closeCache() {
