@@ -1,67 +1,61 @@
 package io.basalt.engine;
 
-import java.util.Arrays;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import io.basalt.lock.LockHandle;
+import io.basalt.lock.LockLevel;
+import io.basalt.lock.LockManager;
+import io.basalt.lock.LockMode;
 
 /**
- * Region locks on preallocated stripes: table locks by table id, row locks by a hash of table id
- * and row bytes. Nothing is allocated or counted per key.
+ * Region locks on the store's {@link LockManager}: tables on the reader-biased
+ * {@link LockLevel#TABLE} stripes (every data operation read-locks its table, so that read path
+ * must not bounce one cache line, HDDS-8765), rows on {@link LockLevel#ROW} stripes keyed by table
+ * id and row bytes without concatenating them. Nothing is allocated or counted per key.
  */
 final class StripedRegionLocks implements RegionLocks {
 
-    private static final int TABLE_STRIPES = 64;
-    private static final int ROW_STRIPES = 1024;
+    private final LockManager locks;
 
-    private final ReentrantReadWriteLock[] tables = stripes(TABLE_STRIPES);
-    private final ReentrantReadWriteLock[] rows = stripes(ROW_STRIPES);
+    StripedRegionLocks() {
+        this(LockManager.create());
+    }
 
-    private static ReentrantReadWriteLock[] stripes(int n) {
-        ReentrantReadWriteLock[] locks = new ReentrantReadWriteLock[n];
-        for (int i = 0; i < n; i++) {
-            locks[i] = new ReentrantReadWriteLock();
-        }
+    StripedRegionLocks(LockManager locks) {
+        this.locks = locks;
+    }
+
+    LockManager manager() {
         return locks;
     }
 
-    private ReentrantReadWriteLock table(int tableId) {
-        return tables[tableId & (TABLE_STRIPES - 1)];
-    }
-
-    private ReentrantReadWriteLock row(int tableId, byte[] row) {
-        int h = 31 * tableId + Arrays.hashCode(row);
-        h ^= h >>> 16;
-        return rows[h & (ROW_STRIPES - 1)];
+    /** A table's lock key: its id, four bytes big-endian. */
+    private static byte[] tableKey(int tableId) {
+        return new byte[] {(byte) (tableId >>> 24), (byte) (tableId >>> 16), (byte) (tableId >>> 8), (byte) tableId};
     }
 
     @Override
     public Lease lockRow(int tableId, byte[] row) {
-        Lock table = table(tableId).readLock();
-        Lock write = row(tableId, row).writeLock();
-        table.lock();
+        byte[] table = tableKey(tableId);
+        LockHandle tableLock = locks.lock(LockLevel.TABLE, table, LockMode.READ);
+        LockHandle rowLock;
         try {
-            write.lock();
+            rowLock = locks.lock(LockLevel.ROW, table, row, LockMode.WRITE);
         } catch (RuntimeException e) {
-            table.unlock();
+            tableLock.close();
             throw e;
         }
         return () -> {
-            write.unlock();
-            table.unlock();
+            rowLock.close();
+            tableLock.close();
         };
     }
 
     @Override
     public Lease lockTableRead(int tableId) {
-        Lock lock = table(tableId).readLock();
-        lock.lock();
-        return lock::unlock;
+        return locks.lock(LockLevel.TABLE, tableKey(tableId), LockMode.READ)::close;
     }
 
     @Override
     public Lease lockTableWrite(int tableId) {
-        Lock lock = table(tableId).writeLock();
-        lock.lock();
-        return lock::unlock;
+        return locks.lock(LockLevel.TABLE, tableKey(tableId), LockMode.WRITE)::close;
     }
 }

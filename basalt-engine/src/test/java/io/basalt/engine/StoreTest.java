@@ -212,6 +212,36 @@ class StoreTest {
     }
 
     @Test
+    void concurrentIncrementsOfOneRowAreNeverLost() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            int threads = 8;
+            int each = 200;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < each; i++) {
+                            await(c.table("t").increment(io.basalt.client.Increment.of("counter")
+                                    .addColumn("f".getBytes(), "n".getBytes(), 1)));
+                        }
+                        return null;
+                    }));
+                }
+                for (var f : done) {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            Result result = await(c.table("t").get(Get.of("counter")));
+            assertThat(io.basalt.client.Increment.decode(result.latest("f".getBytes(), "n".getBytes()).value()))
+                    .isEqualTo((long) threads * each);
+        }
+    }
+
+    @Test
     void scanKeepsItsFilesAcrossACompaction() throws Exception {
         try (Connection c = open()) {
             await(c.admin().createTable(TableDescriptor.of("t", "f")));
