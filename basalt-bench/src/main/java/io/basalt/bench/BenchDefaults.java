@@ -19,6 +19,9 @@ final class BenchDefaults {
     static final int FULL_ITERATIONS = 5;
     static final TimeValue FULL_ITERATION_TIME = TimeValue.seconds(1);
 
+    static final int ENGINE_WARMUP_ITERATIONS = 2;
+    static final int ENGINE_ITERATIONS = 3;
+
     static final int QUICK_FORKS = 1;
     static final int QUICK_WARMUP_ITERATIONS = 1;
     static final TimeValue QUICK_WARMUP_TIME = TimeValue.milliseconds(200);
@@ -46,6 +49,14 @@ final class BenchDefaults {
             return options.forks(QUICK_FORKS)
                     .warmupIterations(QUICK_WARMUP_ITERATIONS).warmupTime(QUICK_WARMUP_TIME)
                     .measurementIterations(QUICK_ITERATIONS).measurementTime(QUICK_ITERATION_TIME);
+        }
+        if (suite == Suite.ENGINE) {
+            // One load invocation writes a million rows with a force per thousand (tens of
+            // seconds), already far past JIT warm-up: fewer, longer iterations keep the full run
+            // near ten minutes while keeping two forks.
+            return options.forks(FULL_FORKS)
+                    .warmupIterations(ENGINE_WARMUP_ITERATIONS).warmupTime(FULL_WARMUP_TIME)
+                    .measurementIterations(ENGINE_ITERATIONS).measurementTime(FULL_ITERATION_TIME);
         }
         return options.forks(FULL_FORKS)
                 .warmupIterations(FULL_WARMUP_ITERATIONS).warmupTime(FULL_WARMUP_TIME)
