@@ -81,8 +81,15 @@ class StoreModelTest {
     /** Explicit timestamps are drawn from 0..MAX_TS; the clock starts inside that range. */
     static final long MAX_TS = 16;
     static final long CLOCK_START = 8;
-    /** Stands for "no timestamp given": the store's clock at apply time. */
+    /**
+     * Stands for "no timestamp given": the store's clock at apply time. Lower negative values
+     * stand for the clock plus something: {@code -1 - k} is now + k, given explicitly.
+     */
     static final long NOW = -1;
+
+    static long stamp(long ts, long now) {
+        return ts >= 0 ? ts : now + (-1 - ts);
+    }
 
     /** A family as the model sees it: the name, versions kept and time to live (0: forever). */
     record FamilySpec(String name, int maxVersions, long ttlMillis) {}
@@ -111,11 +118,28 @@ class StoreModelTest {
     /**
      * True while reopening a store whose log segments were all retired hides every flushed write
      * (see {@link #reopeningAfterTheLogRolledAndWasRetiredHidesEveryFlushedWrite}). The harness
-     * then writes twice to a side table before each reopen, so the newest log segment is never
-     * empty when the store closes; set it to false when the engine is fixed.
+     * then writes to a side table before each reopen until the newest log segment holds a
+     * record, so it is never empty when the store closes; set it to false when the engine is
+     * fixed.
      */
     static final boolean SEQUENCE_RESTARTS_AFTER_LOG_RETIRED = true;
     static final String SIDE_TABLE = "side";
+
+    /**
+     * True while a background compaction may merge files around another one and drop a version
+     * that is visible (see {@link #minorCompactionAroundAFileWithADeleteDropsAVisibleVersion}). The
+     * background-compaction property then stamps puts at or after the clock and deletes at the
+     * clock, so no put lands under an older marker; set it to false when the engine is fixed.
+     */
+    static final boolean MINOR_COMPACTION_DROPS_VISIBLE_VERSIONS = true;
+
+    /**
+     * True while a reversed scanner that returned null (the scan is over) starts again from the
+     * table's last row when asked once more (see
+     * {@link #aReversedScannerThatEndedStaysEnded}). Snapshot scans then stop at the first null;
+     * set it to false when the engine is fixed, and they ask again and expect null.
+     */
+    static final boolean REVERSED_SCANNER_RESTARTS_AFTER_ITS_END = true;
 
     // ------------------------------------------------------------------ properties
 
@@ -123,7 +147,7 @@ class StoreModelTest {
      * Every command on one store with compaction only on request, so the model knows exactly
      * which surplus versions a compaction dropped.
      */
-    @Property(tries = 150, edgeCases = EdgeCasesMode.NONE)
+    @Property(tries = 20, edgeCases = EdgeCasesMode.NONE)
     void storeAgreesWithTheModel(@ForAll("everyCommand") Program program) throws Exception {
         StoreOptions options = program.options().withCompaction(1000, 1001);
         try (Harness harness = new Harness(options)) {
@@ -132,12 +156,13 @@ class StoreModelTest {
     }
 
     /**
-     * Background compactions (after every second flush) racing the reads, on programs without
-     * single-version deletes: without those, nothing a compaction drops can ever be visible again,
-     * so whenever the compactor runs, reads must not change.
+     * Background compactions (after every second flush) racing the reads and writes. Programs
+     * leave out what the known bugs need (single-version deletes, puts under older markers; see
+     * the flags): then nothing a compaction may drop is visible, so whenever the compactor runs
+     * and whichever files it picks, reads must not change.
      */
-    @Property(tries = 100, edgeCases = EdgeCasesMode.NONE)
-    void backgroundCompactionsNeverChangeWhatReadsReturn(@ForAll("noVersionDeletes") Program program)
+    @Property(tries = 12, edgeCases = EdgeCasesMode.NONE)
+    void backgroundCompactionsNeverChangeWhatReadsReturn(@ForAll("aroundKnownCompactionBugs") Program program)
             throws Exception {
         StoreOptions options = program.options().withCompaction(2, 30);
         try (Harness harness = new Harness(options)) {
@@ -147,12 +172,12 @@ class StoreModelTest {
 
     @Provide
     Arbitrary<Program> everyCommand() {
-        return programs(new Generators(true));
+        return programs(new Generators(true, false, false));
     }
 
     @Provide
-    Arbitrary<Program> noVersionDeletes() {
-        return programs(new Generators(!SURPLUS_VERSIONS_RESURFACE));
+    Arbitrary<Program> aroundKnownCompactionBugs() {
+        return programs(new Generators(!SURPLUS_VERSIONS_RESURFACE, MINOR_COMPACTION_DROPS_VISIBLE_VERSIONS, true));
     }
 
     private static Arbitrary<Program> programs(Generators g) {
@@ -165,22 +190,24 @@ class StoreModelTest {
     // ------------------------------------------------------------------ commands
 
     /** One step of a program; {@code toString} reads like the call it makes. */
-    sealed interface Cmd permits Mutate, GetCmd, ScanCmd, Flush, Compact, Reopen, Tick {}
+    sealed interface Cmd permits Mutate, GetCmd, ScanCmd, SnapshotScanCmd, Flush, Compact, Reopen, Tick {}
 
     /** A command that writes (or may write) one row. */
     sealed interface Mutate extends Cmd permits PutCmd, DeleteCmd, IncrementCmd, CheckCmd, BatchCmd {}
 
-    /** A value: a short one ("v3") from a pool so that checks match, or a large one. */
+    /** A value: a short one ("v3") from a pool so that checks match, a large one, or (size -1) none. */
     record Val(int id, int size) {
         byte[] bytes() {
-            String text = size == 0 ? "v" + id : "V" + id;
-            byte[] head = utf8(text);
+            if (size < 0) {
+                return new byte[0];
+            }
+            byte[] head = utf8(size == 0 ? "v" + id : "V" + id);
             return size == 0 ? head : Arrays.copyOf(head, size);
         }
 
         @Override
         public String toString() {
-            return size == 0 ? "v" + id : "V" + id + "~" + size + "b";
+            return size < 0 ? "''" : size == 0 ? "v" + id : "V" + id + "~" + size + "b";
         }
     }
 
@@ -192,13 +219,13 @@ class StoreModelTest {
     }
 
     record PutCmd(String row, List<CellSpec> cells) implements Mutate {
-        Put toPut() {
+        Put toPut(long now) {
             Put put = new Put(utf8(row));
             for (CellSpec c : cells) {
                 if (c.ts == NOW) {
                     put.addColumn(utf8(c.family), utf8(c.qualifier), c.value.bytes());
                 } else {
-                    put.addColumn(utf8(c.family), utf8(c.qualifier), c.ts, c.value.bytes());
+                    put.addColumn(utf8(c.family), utf8(c.qualifier), stamp(c.ts, now), c.value.bytes());
                 }
             }
             return put;
@@ -271,13 +298,13 @@ class StoreModelTest {
     /** If {@code family:qualifier} holds {@code expected} (or nothing, when null), put and/or delete. */
     record CheckCmd(String row, String family, String qualifier, Val expected, PutCmd put, DeleteCmd delete)
             implements Mutate {
-        CheckAndMutate toCheckAndMutate() {
+        CheckAndMutate toCheckAndMutate(long now) {
             CheckAndMutate.Builder builder = CheckAndMutate.onRow(utf8(row));
             builder = expected == null ? builder.ifAbsent(utf8(family), utf8(qualifier))
                     : builder.ifEquals(utf8(family), utf8(qualifier), expected.bytes());
             List<Mutation> then = new ArrayList<>();
             if (put != null) {
-                then.add(put.toPut());
+                then.add(put.toPut(now));
             }
             if (delete != null) {
                 then.add(delete.toDelete());
@@ -294,11 +321,11 @@ class StoreModelTest {
     }
 
     record BatchCmd(List<Mutate> mutations) implements Mutate {
-        List<Mutation> toMutations() {
+        List<Mutation> toMutations(long now) {
             List<Mutation> out = new ArrayList<>();
             for (Mutate m : mutations) {
                 out.add(switch (m) {
-                    case PutCmd p -> p.toPut();
+                    case PutCmd p -> p.toPut(now);
                     case DeleteCmd d -> d.toDelete();
                     case IncrementCmd i -> i.toIncrement();
                     default -> throw new IllegalArgumentException("no batches of " + m);
@@ -410,6 +437,18 @@ class StoreModelTest {
         }
     }
 
+    /**
+     * A scanner that reads {@code readFirst} rows, stays open while {@code during} runs (writes,
+     * flushes, perhaps compactions), then reads the rest: all of it must be the table as it was
+     * when the scanner opened.
+     */
+    record SnapshotScanCmd(ScanCmd scan, int readFirst, List<Cmd> during) implements Cmd {
+        @Override
+        public String toString() {
+            return "snapshot " + scan + " read " + readFirst + ", then " + during + ", then the rest";
+        }
+    }
+
     record Flush() implements Cmd {
         @Override
         public String toString() {
@@ -458,8 +497,12 @@ class StoreModelTest {
 
     // ------------------------------------------------------------------ generators
 
-    /** Arbitraries over the key space; {@code versionDeletes} false leaves out single-version deletes. */
-    private record Generators(boolean versionDeletes) {
+    /**
+     * Arbitraries over the key space. {@code versionDeletes} false leaves out single-version
+     * deletes; {@code clockOrdered} stamps puts at now or a little later and deletes at now, so
+     * that no put ever lands under a delete marker written before it.
+     */
+    private record Generators(boolean versionDeletes, boolean clockOrdered, boolean compactUnderScanner) {
 
         Arbitrary<String> rows() {
             return Arbitraries.of(ROWS);
@@ -473,23 +516,34 @@ class StoreModelTest {
             return Arbitraries.of(QUALIFIERS);
         }
 
+        /** Mostly small, colliding timestamps; now and then the largest a client may give. */
         Arbitrary<Long> explicitTs() {
-            return Arbitraries.longs().between(0, MAX_TS);
+            return Arbitraries.frequencyOf(List.of(Tuple.of(30, Arbitraries.longs().between(0, MAX_TS)),
+                    Tuple.of(1, Arbitraries.just(Long.MAX_VALUE - 1))));
         }
 
-        Arbitrary<Long> ts() {
+        Arbitrary<Long> putTs() {
+            if (clockOrdered) {
+                Arbitrary<Long> ahead = Arbitraries.longs().between(1, 3).map(k -> -1 - k);
+                return Arbitraries.frequencyOf(List.of(Tuple.of(2, Arbitraries.just(NOW)), Tuple.of(1, ahead)));
+            }
             return Arbitraries.frequencyOf(List.of(Tuple.of(1, Arbitraries.just(NOW)), Tuple.of(2, explicitTs())));
+        }
+
+        Arbitrary<Long> deleteTs() {
+            return clockOrdered ? Arbitraries.just(NOW) : putTs();
         }
 
         Arbitrary<Val> values() {
             Arbitrary<Val> small = Arbitraries.integers().between(0, 4).map(id -> new Val(id, 0));
             Arbitrary<Val> large = Combinators.combine(Arbitraries.integers().between(0, 99),
                     Arbitraries.of(1500, 9000, 20000)).as(Val::new);
-            return Arbitraries.frequencyOf(List.of(Tuple.of(6, small), Tuple.of(1, large)));
+            return Arbitraries.frequencyOf(List.of(Tuple.of(6, small), Tuple.of(1, large),
+                    Tuple.of(1, Arbitraries.just(new Val(0, -1)))));
         }
 
         Arbitrary<List<CellSpec>> cells(int max) {
-            return Combinators.combine(families(), qualifiers(), ts(), values()).as(CellSpec::new).list()
+            return Combinators.combine(families(), qualifiers(), putTs(), values()).as(CellSpec::new).list()
                     .ofMinSize(1).ofMaxSize(max).uniqueElements(c -> c.family() + ":" + c.qualifier());
         }
 
@@ -512,7 +566,7 @@ class StoreModelTest {
         }
 
         Arbitrary<DeleteCmd> deletes() {
-            return Combinators.combine(rows(), ts(), deleteParts()).as(DeleteCmd::new);
+            return Combinators.combine(rows(), deleteTs(), deleteParts()).as(DeleteCmd::new);
         }
 
         Arbitrary<IncrementCmd> increments() {
@@ -526,7 +580,7 @@ class StoreModelTest {
             Arbitrary<Val> expected = Arbitraries.integers().between(0, 4).map(id -> new Val(id, 0)).injectNull(0.3);
             Arbitrary<List<CellSpec>> putCells = Arbitraries.frequencyOf(List.of(
                     Tuple.of(1, Arbitraries.just(List.<CellSpec>of())), Tuple.of(3, cells(2))));
-            Arbitrary<DeleteCmd> delete = Combinators.combine(ts(), deleteParts())
+            Arbitrary<DeleteCmd> delete = Combinators.combine(deleteTs(), deleteParts())
                     .as((t, parts) -> new DeleteCmd("", t, parts)).injectNull(0.5);
             return Combinators.combine(rows(), families(), qualifiers(), expected, putCells, delete)
                     .as((row, f, q, value, cells, d) -> new CheckCmd(row, f, q, value,
@@ -566,6 +620,22 @@ class StoreModelTest {
             return Combinators.combine(bounds, limit, queries(), flag).as(ScanCmd::new);
         }
 
+        /**
+         * Snapshot scans; compactions under an open scanner only where the model can tell what
+         * they keep (a compaction keeps surplus versions that a marker newer than the scanner
+         * might uncover, which the lazy model cannot follow).
+         */
+        Arbitrary<SnapshotScanCmd> snapshotScans() {
+            List<Tuple.Tuple2<Integer, Arbitrary<Cmd>>> during = new ArrayList<>(List.of(
+                    Tuple.of(4, cmd(puts())), Tuple.of(2, cmd(deletes())), Tuple.of(1, cmd(increments())),
+                    Tuple.of(1, Arbitraries.just(new Flush())), Tuple.of(1, Arbitraries.integers().between(1, 3).map(Tick::new))));
+            if (compactUnderScanner) {
+                during.add(Tuple.of(1, Arbitraries.just(new Compact())));
+            }
+            return Combinators.combine(scans(), Arbitraries.integers().between(0, 2),
+                    Arbitraries.frequencyOf(during).list().ofMinSize(1).ofMaxSize(4)).as(SnapshotScanCmd::new);
+        }
+
         Arbitrary<Cmd> command() {
             return Arbitraries.frequencyOf(List.of(
                     Tuple.of(30, cmd(puts())),
@@ -575,6 +645,7 @@ class StoreModelTest {
                     Tuple.of(3, cmd(batches())),
                     Tuple.of(12, cmd(gets())),
                     Tuple.of(10, cmd(scans())),
+                    Tuple.of(3, cmd(snapshotScans())),
                     Tuple.of(4, Arbitraries.just(new Flush())),
                     Tuple.of(3, Arbitraries.just(new Compact())),
                     Tuple.of(3, Arbitraries.just(new Reopen())),
@@ -633,6 +704,18 @@ class StoreModelTest {
 
         private final TreeMap<String, TreeMap<String, FamilyData>> rows = new TreeMap<>(BYTE_ORDER);
         private long sequence;
+
+        /** A deep copy: what a snapshot sees while the original goes on. */
+        Model copy() {
+            Model copy = new Model();
+            copy.sequence = sequence;
+            rows.forEach((row, families) -> families.forEach((family, data) -> {
+                FamilyData d = copy.data(row, family);
+                d.familyMarkers.addAll(data.familyMarkers);
+                data.columns.forEach((q, entries) -> d.columns.put(q, new ArrayList<>(entries)));
+            }));
+            return copy;
+        }
 
         private FamilyData data(String row, String family) {
             return rows.computeIfAbsent(row, r -> new TreeMap<>(BYTE_ORDER)).computeIfAbsent(family, f -> new FamilyData());
@@ -736,7 +819,7 @@ class StoreModelTest {
         List<Op> resolve(PutCmd put, long now) {
             List<Op> ops = new ArrayList<>();
             for (CellSpec c : put.cells) {
-                ops.add(new Op(c.family, c.qualifier, c.ts == NOW ? now : c.ts, Kind.PUT, c.value.bytes()));
+                ops.add(new Op(c.family, c.qualifier, stamp(c.ts, now), Kind.PUT, c.value.bytes()));
             }
             return ops;
         }
@@ -936,7 +1019,7 @@ class StoreModelTest {
             switch (command) {
                 case PutCmd put -> {
                     model.apply(put, now);
-                    await(table.put(put.toPut()));
+                    await(table.put(put.toPut(now)));
                     checkRow(put.row);
                 }
                 case DeleteCmd delete -> {
@@ -952,7 +1035,7 @@ class StoreModelTest {
                 }
                 case CheckCmd check -> {
                     Model.Outcome expected = model.apply(check, now);
-                    Boolean applied = await(table.checkAndMutate(check.toCheckAndMutate()));
+                    Boolean applied = await(table.checkAndMutate(check.toCheckAndMutate(now)));
                     expectOutcome(expected, new Model.Outcome(List.of(String.valueOf(applied)), null));
                     checkRow(check.row);
                 }
@@ -961,7 +1044,7 @@ class StoreModelTest {
                     for (Mutate m : batch.mutations) {
                         expected.add(model.apply(m, now));
                     }
-                    List<CompletableFuture<Object>> futures = table.batch(batch.toMutations());
+                    List<CompletableFuture<Object>> futures = table.batch(batch.toMutations(now));
                     for (int i = 0; i < futures.size(); i++) {
                         Model.Outcome actual = outcome(futures.get(i));
                         if (!expected.get(i).sameAs(actual)) {
@@ -978,6 +1061,35 @@ class StoreModelTest {
                     expect("get", model.read(get.row, get.query, now), cells(result, get.row));
                 }
                 case ScanCmd scan -> expect("scan", model.scan(scan, now), scan(scan));
+                case SnapshotScanCmd snapshot -> {
+                    List<String> expected = model.copy().scan(snapshot.scan, now);
+                    List<String> actual = new ArrayList<>();
+                    try (ResultScanner scanner = table.scanner(snapshot.scan.toScan())) {
+                        boolean ended = false;
+                        for (int i = 0; i < snapshot.readFirst && !ended; i++) {
+                            Result r = scanner.next();
+                            ended = r == null;
+                            if (r != null) {
+                                actual.add(row(r));
+                            }
+                        }
+                        Cmd outer = current;
+                        for (Cmd during : snapshot.during) {
+                            current = during;
+                            try {
+                                execute(during);
+                            } finally {
+                                current = outer;
+                            }
+                        }
+                        if (!ended || !REVERSED_SCANNER_RESTARTS_AFTER_ITS_END) {
+                            for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                                actual.add(row(r));
+                            }
+                        }
+                    }
+                    expect("snapshot scan", expected, actual);
+                }
                 case Flush _ -> {
                     await(connection.admin().flush(TABLE));
                     checkEverything();
@@ -992,9 +1104,9 @@ class StoreModelTest {
                         Statistics.label("wal segments at reopen").collect(segments.count());
                     }
                     if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
-                        for (int i = 0; i < 2; i++) {
+                        do { // a write may roll the log; the syncer rolls before it acknowledges
                             await(connection.table(SIDE_TABLE).put(Put.of("side").addColumn("f", "q", "x")));
-                        }
+                        } while (newestLogSegmentIsEmpty());
                     }
                     connection.close();
                     connection = null;
@@ -1002,6 +1114,13 @@ class StoreModelTest {
                     checkEverything();
                 }
                 case Tick tick -> clock.addAndGet(tick.millis);
+            }
+        }
+
+        private boolean newestLogSegmentIsEmpty() throws IOException {
+            try (Stream<Path> segments = Files.list(directory.resolve("wal"))) {
+                Path newest = segments.max(Comparator.naturalOrder()).orElseThrow();
+                return Files.size(newest) <= RecordLogLayout.HEADER_SIZE;
             }
         }
 
@@ -1069,13 +1188,19 @@ class StoreModelTest {
             }
             List<String> out = new ArrayList<>();
             for (Result r : results) {
-                String row = r.row() == null ? "<null row>" : new String(r.row(), StandardCharsets.UTF_8);
-                out.add(show(row) + " " + cells(r, row));
+                out.add(row(r));
             }
             return out;
         }
 
+        private static String row(Result r) {
+            String row = r.row() == null ? "<null row>" : new String(r.row(), StandardCharsets.UTF_8);
+            return show(row) + " " + cells(r, row);
+        }
+
         private void expect(String what, List<String> expected, List<String> actual) {
+            Statistics.label("reads").collect(what.startsWith("row ") ? "row read back" : what,
+                    expected.isEmpty() ? "empty" : "not empty");
             if (!expected.equals(actual)) {
                 throw new AssertionError(where() + ": " + what + "\n  expected " + expected
                         + "\n  but the store returned " + actual);
@@ -1117,10 +1242,13 @@ class StoreModelTest {
     }
 
     static String cell(String family, String qualifier, long ts, byte[] value) {
-        return family + ":" + qualifier + "@" + ts + "=" + showValue(value);
+        return family + ":" + qualifier + "@" + showTs(ts) + "=" + showValue(value);
     }
 
     static String showValue(byte[] value) {
+        if (value.length == 0) {
+            return "''";
+        }
         if (value.length == 8) {
             return "#" + ByteBuffer.wrap(value).getLong();
         }
@@ -1143,7 +1271,7 @@ class StoreModelTest {
     }
 
     static String showTs(long ts) {
-        return ts == NOW ? "now" : Long.toString(ts);
+        return ts == Long.MAX_VALUE - 1 ? "max-1" : ts >= 0 ? Long.toString(ts) : ts == NOW ? "now" : "now+" + (-1 - ts);
     }
 
     static String join(List<?> parts) {
@@ -1311,6 +1439,69 @@ class StoreModelTest {
             if (!sizes.equals(List.of(2, 1)) || !partial.equals(List.of(true, false))) {
                 throw new AssertionError("a 3-cell row scanned with batch 2: expected results of [2, 1] cells, the"
                         + " first partial; got sizes " + sizes + ", partial " + partial);
+            }
+        }
+    }
+
+    /**
+     * Compaction.select groups a family's files by size, not by age, so a background compaction
+     * can merge an older and a newer file around a file between them. Here it merges the file
+     * with put@11 and the file with put@10 around the file with a family delete@11: inside the
+     * merge put@11 looks alive, so put@10 (written after the delete, visible, the only version)
+     * counts as a surplus version under maxVersions 1 and is dropped. An acknowledged, visible
+     * write is gone. (HBase compacts only runs of files adjacent in sequence order for this
+     * reason.)
+     */
+    @Test
+    @Disabled("engine bug: a compaction of files around a file with a delete drops a visible version")
+    void minorCompactionAroundAFileWithADeleteDropsAVisibleVersion() throws Exception {
+        try (Scratch store = new Scratch(StoreOptions.defaults().withCompaction(2, 30))) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f"))); // maxVersions 1
+            AsyncTable table = store.connection.table(TABLE);
+            byte[] f = utf8("f");
+            byte[] a = utf8("a");
+            await(table.put(new Put(utf8("r")).addColumn(f, a, 11, utf8("masked"))));
+            await(store.connection.admin().flush(TABLE)); // file 1, small
+            await(table.delete(new Delete(utf8("r"), 11).addFamily(f)));
+            await(table.put(new Put(utf8("z")).addColumn(f, a, 1, new byte[5000])));
+            await(store.connection.admin().flush(TABLE)); // file 2, large: not in file 1's size tier
+            await(table.put(new Put(utf8("r")).addColumn(f, a, 10, utf8("visible"))));
+            String before = valueOf(await(table.get(Get.of("r"))), "f", "a");
+            await(store.connection.admin().flush(TABLE)); // file 3, small: files 1 and 3 form a tier
+
+            Store engine = store.connection.store();
+            engine.compact(engine.region(TABLE), false); // what the compactor runs after that flush
+
+            String after = valueOf(await(table.get(Get.of("r"))), "f", "a");
+            if (!"visible".equals(before) || !"visible".equals(after)) {
+                throw new AssertionError("r f:a read '" + before + "' before the compaction and '" + after
+                        + "' after it (files now " + engine.region(TABLE).view().files().get("f")
+                        + "); expected 'visible' both times");
+            }
+        }
+    }
+
+    /**
+     * RegionScanner.previousRow sets its bound only when it finds a row: a reversed scanner whose
+     * scan is over (next() returned null) has no bound, which means "from the last row", so the
+     * next call returns the table's last row, outside the scan's range.
+     */
+    @Test
+    @Disabled("engine bug: a reversed scanner that returned null returns rows again, from the table's last row")
+    void aReversedScannerThatEndedStaysEnded() throws Exception {
+        try (Scratch store = new Scratch(StoreOptions.defaults())) {
+            await(store.connection.admin().createTable(TableDescriptor.of(TABLE, "f")));
+            AsyncTable table = store.connection.table(TABLE);
+            await(table.put(Put.of("a").addColumn("f", "q", "1")));
+            await(table.put(Put.of("b").addColumn("f", "q", "2")));
+
+            try (ResultScanner scanner = table.scanner(new Scan().setReversed(true).withStartRow(utf8("a"), false))) {
+                Result first = scanner.next(); // nothing lies below "a"
+                Result again = scanner.next();
+                if (first != null || again != null) {
+                    throw new AssertionError("a reversed scan below \"a\" returned " + first + ", then " + again
+                            + "; expected null both times");
+                }
             }
         }
     }
