@@ -141,7 +141,7 @@ final class LevelLocks {
      * {@code timeoutNanos}.
      */
     Hold.Handle acquire(ThreadHolds ts, int s, byte[] key, byte[] key2, boolean write, long timeoutNanos) {
-        if ((ts.heldRanks & higherRanks) != 0) {
+        if ((ts.heldRanks & higherRanks) != 0 && (ts.exactRanks() & higherRanks) != 0) {
             throw orderViolation(ts, key, key2, s, write);
         }
         if (ts.size != 0) {
@@ -215,11 +215,11 @@ final class LevelLocks {
         StripeLock lock = stripes[s];
         if (biased && lock.bias) {
             int i = ts.slot * stride + s;
-            INDICATORS.getAndAdd(indicators, i, 1);
+            add(indicators, i, 1);
             if (lock.bias) {
                 return Hold.BIASED_READ;
             }
-            INDICATORS.getAndAdd(indicators, i, -1);
+            add(indicators, i, -1);
             wakeRevoker(lock);
         }
         if (!lock.tryRead()) {
@@ -326,6 +326,12 @@ final class LevelLocks {
         }
     }
 
+    /** An atomic add whose call site matches the access mode's type exactly (no adaptation). */
+    private static void add(int[] counters, int i, int delta) {
+        int previous = (int) INDICATORS.getAndAdd(counters, i, delta);
+        assert previous + delta >= 0 : "reader indicator went negative";
+    }
+
     private static void wakeRevoker(StripeLock lock) {
         Thread revoker = lock.revoker;
         if (revoker != null) {
@@ -340,7 +346,7 @@ final class LevelLocks {
         StripeLock lock = stripes[h.stripe];
         switch (h.how) {
             case Hold.BIASED_READ -> {
-                INDICATORS.getAndAdd(indicators, ts.slot * stride + h.stripe, -1);
+                add(indicators, ts.slot * stride + h.stripe, -1);
                 if (!lock.bias) {
                     wakeRevoker(lock);
                 }

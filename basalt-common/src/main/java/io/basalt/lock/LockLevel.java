@@ -11,12 +11,8 @@ import java.util.Objects;
  * {@link LockOrderException}. The built-in ranks leave gaps so that a deployment can slot its own
  * level in between, for instance {@code new LockLevel("region", 25)}. Two levels are the same
  * level when name and rank are equal.
- *
- * @param name a short name used in error messages and metrics
- * @param rank the position in the hierarchy, {@code 0..}{@value #MAX_RANK}; lower ranks are taken
- *     first
  */
-public record LockLevel(String name, int rank) {
+public final class LockLevel {
 
     /** The highest rank a level may have. */
     public static final int MAX_RANK = 62;
@@ -28,7 +24,15 @@ public record LockLevel(String name, int rank) {
     /** A row: every mutation write-locks its row. */
     public static final LockLevel ROW = new LockLevel("row", 30);
 
-    public LockLevel {
+    private final String name;
+    private final int rank;
+
+    /**
+     * @param name a short name used in error messages and metrics
+     * @param rank the position in the hierarchy, {@code 0..}{@value #MAX_RANK}; lower ranks are
+     *     taken first
+     */
+    public LockLevel(String name, int rank) {
         Objects.requireNonNull(name, "name");
         if (name.isEmpty()) {
             throw new IllegalArgumentException("a lock level needs a name");
@@ -36,6 +40,26 @@ public record LockLevel(String name, int rank) {
         if (rank < 0 || rank > MAX_RANK) {
             throw new IllegalArgumentException("lock level " + name + ": rank " + rank + " is outside 0.." + MAX_RANK);
         }
+        this.name = name;
+        this.rank = rank;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LockLevel other && rank == other.rank && name.equals(other.name);
+    }
+
+    @Override
+    public int hashCode() {
+        return name.hashCode() * 31 + rank;
     }
 
     @Override

@@ -286,7 +286,7 @@ public final class LockManager {
 
     private LevelLocks levelOf(LockLevel level) {
         LevelLocks lv = byRank[level.rank()];
-        if (lv == null || !lv.level.equals(level)) {
+        if (lv == null || (lv.level != level && !lv.level.equals(level))) {
             throw new IllegalArgumentException("lock level " + level + " (rank " + level.rank()
                     + ") is not configured in this manager; its levels are " + levels());
         }

@@ -9,53 +9,41 @@ import java.util.List;
 
 /**
  * What one thread holds in one {@link LockManager}, and that thread's share of the manager's
- * counters. Written only by its thread; other threads read the counters and the held count
- * (opaque reads of opaque writes) for metrics and diagnostics.
+ * counters. Written only by its thread; other threads read the counters (opaque reads of opaque
+ * writes) for metrics, and the holds (racy reads) for diagnostics.
  *
  * <p>This is the per-thread bookkeeping behind the safety checks, kept cheap because it runs on
  * every acquisition: a bit set of the ranks held (the level-order check is one AND), a short
  * array of {@link Hold}s searched linearly for reentrancy (a thread rarely holds more than a
- * handful of stripes outside a bulk acquisition), and a free list so that no acquisition
- * allocates once the thread has warmed up.
+ * handful of stripes outside a bulk acquisition) whose released entries stay in place for reuse,
+ * so that no acquisition allocates once the thread has warmed up.
  */
 final class ThreadHolds {
 
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle HELD_COUNT;
-
-    static {
-        try {
-            HELD_COUNT = MethodHandles.lookup().findVarHandle(ThreadHolds.class, "heldCount", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     final long threadId;
     final WeakReference<Thread> thread;
     /** This thread's slot in reader indicators and recorder stripes. */
     final int slot;
 
-    /** Bit {@code r} is set while this thread holds a lock of rank {@code r}. */
+    /** Holds kept for reuse after a bulk acquisition emptied them; more are dropped. */
+    private static final int MAX_KEPT_HOLDS = 64;
+
+    /** Bit {@code r} is set while this thread holds a lock of rank {@code r} (and maybe after; see {@link #exactRanks()}). */
     long heldRanks;
+    /** The holds: the first {@code size} are held, the rest are kept for reuse. */
     Hold[] held = new Hold[4];
     int size;
 
-    private final int[] perLevel;
     private final long[] acquisitions;
     private final long[] contended;
-    private Hold[] free = new Hold[4];
-    private int freeCount;
     private int sampleTick;
-    /** Total holds, for other threads' diagnostics; written with opaque stores. */
-    @SuppressWarnings("unused")
-    private int heldCount;
 
     ThreadHolds(Thread thread, int slot, int levels) {
         this.threadId = thread.threadId();
         this.thread = new WeakReference<>(thread);
         this.slot = slot;
-        this.perLevel = new int[levels];
         this.acquisitions = new long[levels];
         this.contended = new long[levels];
     }
@@ -73,7 +61,16 @@ final class ThreadHolds {
 
     /** Records a newly taken stripe lock and returns the handle of this first acquisition. */
     Hold.Handle push(LevelLocks level, int s, int how, byte[] key, byte[] key2) {
-        Hold h = freeCount > 0 ? free[--freeCount] : new Hold(this);
+        int n = size;
+        Hold[] slots = held;
+        if (n == slots.length) {
+            slots = held = Arrays.copyOf(slots, n * 2);
+        }
+        Hold h = slots[n];
+        if (h == null) {
+            slots[n] = h = new Hold(this);
+        }
+        h.index = n;
         h.level = level;
         h.stripe = s;
         h.how = how;
@@ -83,15 +80,9 @@ final class ThreadHolds {
         h.writes = write ? 1 : 0;
         h.reads = write ? 0 : 1;
         h.sampledAt = (++sampleTick & (LevelLocks.HELD_TIME_SAMPLE_EVERY - 1)) == 0 ? System.nanoTime() : 0;
-        if (size == held.length) {
-            held = Arrays.copyOf(held, size * 2);
-        }
-        h.index = size;
-        held[size++] = h;
-        HELD_COUNT.setOpaque(this, size);
-        int ordinal = level.ordinal;
-        perLevel[ordinal]++;
+        size = n + 1;
         heldRanks |= level.rankBit;
+        int ordinal = level.ordinal;
         LONGS.setOpaque(acquisitions, ordinal, acquisitions[ordinal] + 1);
         return write ? h.write : h.read;
     }
@@ -102,46 +93,71 @@ final class ThreadHolds {
             throw new IllegalStateException("a lock handle is closed by the thread that took it; thread '"
                     + Thread.currentThread().getName() + "' closed one of thread " + threadId + "'s");
         }
-        LevelLocks level = h.level;
-        if (level == null || (write ? h.writes : h.reads) == 0) {
-            throw new IllegalStateException("lock handle closed more often than taken: " + h.read);
-        }
         if (write) {
-            h.writes--;
+            if (h.writes <= 0) {
+                throw closedTooOften(h);
+            }
+            if (--h.writes != 0) {
+                return;
+            }
+            if (h.reads != 0) {
+                h.level.downgrade(h);
+                return;
+            }
         } else {
-            h.reads--;
-        }
-        if (h.writes == 0) {
-            if (h.reads == 0) {
-                level.unlock(this, h);
-                remove(h);
-            } else if (h.how == Hold.WRITE) {
-                level.downgrade(h);
+            if (h.reads <= 0) {
+                throw closedTooOften(h);
+            }
+            if (--h.reads != 0 || h.writes != 0) {
+                return;
             }
         }
+        h.level.unlock(this, h);
+        remove(h);
     }
 
+    /**
+     * Forgets a released hold: swaps it with the last one so that the first {@code size} slots
+     * stay the held ones (the hold objects stay in the array for reuse).
+     */
     private void remove(Hold h) {
+        int last = --size;
         int i = h.index;
-        Hold last = held[--size];
-        held[i] = last;
-        last.index = i;
-        held[size] = null;
-        HELD_COUNT.setOpaque(this, size);
-        LevelLocks level = h.level;
-        if (--perLevel[level.ordinal] == 0) {
-            heldRanks &= ~level.rankBit;
+        if (i != last) {
+            Hold moved = held[last];
+            held[i] = moved;
+            moved.index = i;
+            held[last] = h;
+            h.index = last;
         }
         h.level = null;
         h.key = null;
         h.key2 = null;
-        if (freeCount == free.length) {
-            if (freeCount >= 64) {
-                return;
+        if (last == 0) {
+            heldRanks = 0;
+            if (held.length > MAX_KEPT_HOLDS) {
+                held = new Hold[MAX_KEPT_HOLDS];
             }
-            free = Arrays.copyOf(free, freeCount * 2);
         }
-        free[freeCount++] = h;
+    }
+
+    /**
+     * The exact set of ranks held. {@link #heldRanks} only gains bits while anything is held
+     * (clearing a bit on release would need a count per level on the hot path) and is exact again
+     * when nothing is; a level-order check that fails on it asks for the exact set before
+     * throwing.
+     */
+    long exactRanks() {
+        long ranks = 0;
+        for (int i = 0; i < size; i++) {
+            ranks |= held[i].level.rankBit;
+        }
+        heldRanks = ranks;
+        return ranks;
+    }
+
+    private static IllegalStateException closedTooOften(Hold h) {
+        return new IllegalStateException("lock handle closed more often than taken: " + h.read);
     }
 
     void countContended(int ordinal) {
@@ -156,8 +172,12 @@ final class ThreadHolds {
         return (long) LONGS.getOpaque(contended, ordinal);
     }
 
+    /**
+     * How many stripes the thread holds: exact for the owner and after the thread ended; a racy
+     * read otherwise, good enough for diagnostics.
+     */
     int heldCount() {
-        return (int) HELD_COUNT.getOpaque(this);
+        return size;
     }
 
     /** True when the thread has ended (or been collected). */
