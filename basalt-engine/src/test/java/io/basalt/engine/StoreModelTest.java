@@ -977,10 +977,19 @@ class StoreModelTest {
         Harness(StoreOptions options) throws Exception {
             this.directory = Files.createTempDirectory("basalt-model-");
             this.options = options;
-            open();
-            await(connection.admin().createTable(tableDescriptor()));
-            if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
-                await(connection.admin().createTable(TableDescriptor.of(SIDE_TABLE, "f")));
+            try {
+                open();
+                await(connection.admin().createTable(tableDescriptor()));
+                if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
+                    await(connection.admin().createTable(TableDescriptor.of(SIDE_TABLE, "f")));
+                }
+            } catch (Exception | Error e) {
+                try {
+                    close();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
             }
         }
 
@@ -1212,13 +1221,10 @@ class StoreModelTest {
             try {
                 if (connection != null) {
                     connection.close();
+                    connection = null;
                 }
             } finally {
-                try (Stream<Path> walk = Files.walk(directory)) {
-                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
+                deleteRecursively(directory);
             }
         }
     }
@@ -1260,6 +1266,14 @@ class StoreModelTest {
         return end == value.length ? head : head + "~" + value.length + "b";
     }
 
+    static void deleteRecursively(Path directory) throws IOException {
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
     static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(utf8(a), utf8(b));
 
     static byte[] utf8(String s) {
@@ -1299,7 +1313,12 @@ class StoreModelTest {
 
         Scratch(StoreOptions options) throws IOException {
             this.options = options;
-            reopen();
+            try {
+                reopen();
+            } catch (IOException | RuntimeException e) {
+                deleteRecursively(directory);
+                throw e;
+            }
         }
 
         AsyncTable reopen() throws IOException {
@@ -1321,11 +1340,7 @@ class StoreModelTest {
             try {
                 connection.close();
             } finally {
-                try (Stream<Path> walk = Files.walk(directory)) {
-                    for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
+                deleteRecursively(directory);
             }
         }
     }
