@@ -3,6 +3,7 @@ package io.basalt.bench;
 import io.basalt.bench.cells.CellCompareBenchmark;
 import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
+import io.basalt.bench.locks.LockBenchmark;
 import io.basalt.bench.refcount.RefcountBenchmark;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +27,11 @@ public enum Suite {
 
     ENGINE("engine", "-", "embedded engine: batched durable load, random get and full scan vs RocksDB (JNI)",
             List.of(EngineLoadBenchmark.class, EngineReadBenchmark.class), new int[] {1},
-            Map.of("rows", new String[] {"20000"}));
+            Map.of("rows", new String[] {"20000"})),
+
+    LOCKS("locks", "HDDS-8765", "lock + unlock throughput: striped hierarchical locks vs a dynamic lock table"
+            + " (model of the pre-fix design) and Guava Striped<ReadWriteLock>",
+            List.of(LockBenchmark.class), new int[] {1, 2, 10, 100});
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";
