@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,33 +48,62 @@ final class Compaction {
     }
 
     /**
-     * The files to merge: the largest group of files of similar size with at least
-     * {@code trigger} members, or nothing.
+     * The files to merge: a run of files <em>adjacent in age</em> (the view lists them newest
+     * first) whose sizes are within {@link #TIER_RATIO} of the run's smallest, the longest such run
+     * with at least {@code trigger} files; or, when a family has piled up twice the trigger without
+     * forming a tier, the run of {@link #MAX_INPUTS} adjacent files with the smallest total size.
+     *
+     * <p>Adjacency is what keeps a partial merge honest: a merge of files around one it leaves
+     * out could judge a version surplus because the delete marker that hides a newer version sits
+     * in the file in between (HBase's compaction policies only ever pick adjacent files too).
      */
     static List<SSTableReader> select(List<SSTableReader> files, int trigger) {
-        if (files.size() < trigger) {
+        int n = files.size();
+        if (n < trigger) {
             return List.of();
         }
-        List<SSTableReader> bySize = new ArrayList<>(files);
-        bySize.sort(Comparator.comparingLong(SSTableReader::fileSize));
-        List<SSTableReader> best = List.of();
-        for (int start = 0; start < bySize.size(); start++) {
-            long smallest = Math.max(1, bySize.get(start).fileSize());
+        int bestStart = 0;
+        int bestLength = 0;
+        for (int start = 0; start < n; start++) {
+            long smallest = Long.MAX_VALUE;
+            long largest = 0;
             int end = start;
-            while (end + 1 < bySize.size() && end + 1 - start < MAX_INPUTS
-                    && bySize.get(end + 1).fileSize() <= smallest * TIER_RATIO) {
+            while (end < n && end - start < MAX_INPUTS) {
+                long size = Math.max(1, files.get(end).fileSize());
+                long nextSmallest = Math.min(smallest, size);
+                long nextLargest = Math.max(largest, size);
+                if (nextLargest > nextSmallest * TIER_RATIO) {
+                    break;
+                }
+                smallest = nextSmallest;
+                largest = nextLargest;
                 end++;
             }
-            if (end - start + 1 > best.size()) {
-                best = bySize.subList(start, end + 1);
+            if (end - start > bestLength) {
+                bestStart = start;
+                bestLength = end - start;
             }
         }
-        if (best.size() >= trigger) {
-            return List.copyOf(best);
+        if (bestLength >= trigger) {
+            return List.copyOf(files.subList(bestStart, bestStart + bestLength));
         }
-        // No tier is full but the family has too many files: merge the smallest ones.
-        return files.size() >= trigger * 2 ? List.copyOf(bySize.subList(0, Math.min(MAX_INPUTS, bySize.size())))
-                : List.of();
+        if (n < trigger * 2) {
+            return List.of();
+        }
+        int window = Math.min(MAX_INPUTS, n);
+        int cheapest = 0;
+        long cheapestTotal = Long.MAX_VALUE;
+        for (int start = 0; start + window <= n; start++) {
+            long total = 0;
+            for (int k = start; k < start + window; k++) {
+                total += files.get(k).fileSize();
+            }
+            if (total < cheapestTotal) {
+                cheapestTotal = total;
+                cheapest = start;
+            }
+        }
+        return List.copyOf(files.subList(cheapest, cheapest + window));
     }
 
     void run() throws IOException {

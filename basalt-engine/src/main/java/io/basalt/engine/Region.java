@@ -156,6 +156,9 @@ final class Region {
             if (check != null) {
                 outcome = Boolean.TRUE;
             }
+            if (cells.size() > 1) {
+                cells = laterWins(cells);
+            }
             if (cells.isEmpty()) {
                 return CompletableFuture.completedFuture(outcome);
             }
@@ -244,20 +247,39 @@ final class Region {
                 return null;
             }
             case Increment increment -> {
-                List<Cell> values = new ArrayList<>();
+                // A column named twice adds both amounts: the second builds on the first.
+                java.util.TreeMap<Cell, Cell> updates = new java.util.TreeMap<>((a, b) -> {
+                    int c = Bytes.compare(a.family(), b.family());
+                    return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
+                });
                 for (Cell cell : increment.cells()) {
-                    Cell current = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
+                    Cell current = updates.containsKey(cell) ? updates.get(cell)
+                            : latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
                     long base = current == null ? 0 : Increment.decode(current.value());
                     long ts = current == null ? now : Math.max(now, current.timestamp());
-                    Cell updated = Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
-                            Increment.encode(base + Increment.amount(cell)));
-                    out.add(stamp(updated, now));
-                    values.add(updated);
+                    updates.put(cell, Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
+                            Increment.encode(base + Increment.amount(cell))));
                 }
-                values.sort(io.basalt.cell.CellComparator.INSTANCE);
+                List<Cell> values = new ArrayList<>(updates.values());
+                for (Cell updated : values) {
+                    out.add(stamp(updated, now));
+                }
                 return Result.of(values);
             }
         }
+    }
+
+    /**
+     * Of cells with the same key (row, column, timestamp, type) in one write, only the last one
+     * added: they share one sequence number, so the memtable could keep only one of them anyway,
+     * and the later one is what the caller meant.
+     */
+    private static List<EncodedCell> laterWins(List<EncodedCell> cells) {
+        java.util.TreeMap<Cell, EncodedCell> byKey = new java.util.TreeMap<>(io.basalt.cell.CellComparator.INSTANCE);
+        for (EncodedCell cell : cells) {
+            byKey.put(cell, cell);
+        }
+        return byKey.size() == cells.size() ? cells : new ArrayList<>(byKey.values());
     }
 
     private static final java.lang.foreign.ValueLayout.OfLong TIMESTAMP =

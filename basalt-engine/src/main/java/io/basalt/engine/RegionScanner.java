@@ -38,6 +38,9 @@ final class RegionScanner implements AutoCloseable {
     private final NavigableMap<byte[], NavigableSet<byte[]>> columns;
     private byte[] reverseBound;
     private boolean started;
+    private boolean finished;
+    /** Later parts of a row split by {@link Scan#batch()}, served before the next row. */
+    private final java.util.ArrayDeque<Result> parts = new java.util.ArrayDeque<>();
     private long returned;
     private boolean closed;
 
@@ -90,20 +93,36 @@ final class RegionScanner implements AutoCloseable {
         return readPoint;
     }
 
-    /** The next row with visible cells, or {@code null} at the end. */
+    /**
+     * The next row with visible cells, or {@code null} at the end (and every time after). With a
+     * {@link Scan#batch()} a wide row comes as several results of at most that many cells, all but
+     * the last marked partial.
+     */
     Result next() {
-        if (closed || (scan.limit() > 0 && returned >= scan.limit())) {
+        if (!parts.isEmpty()) {
+            return parts.poll();
+        }
+        if (closed || finished || (scan.limit() > 0 && returned >= scan.limit())) {
             return null;
         }
         while (true) {
             byte[] row = scan.reversed() ? previousRow() : nextForwardRow();
             if (row == null) {
+                finished = true;
                 return null;
             }
             List<Cell> cells = readRow(row);
             if (!cells.isEmpty()) {
                 returned++;
-                return Result.of(cells);
+                int batch = scan.batch();
+                if (batch <= 0 || cells.size() <= batch) {
+                    return Result.of(cells);
+                }
+                for (int from = 0; from < cells.size(); from += batch) {
+                    int to = Math.min(cells.size(), from + batch);
+                    parts.add(Result.of(cells.subList(from, to), to < cells.size()));
+                }
+                return parts.poll();
             }
         }
     }

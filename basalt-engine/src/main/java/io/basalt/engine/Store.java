@@ -140,11 +140,24 @@ final class Store implements Closeable {
                             replayed[0]++;
                         }
                     });
-            this.mvcc = new Mvcc(log.lastSequence());
+            // The log may hold no record at all (a flush retired every older segment): sequence
+            // numbers then continue from the highest the manifest knows, never from zero, or
+            // everything already in SSTables would be invisible and new writes would reuse numbers.
+            long lastSequence = log.lastSequence();
+            for (Manifest.TableEntry table : manifest.tables().values()) {
+                lastSequence = Math.max(lastSequence, table.flushedSequence);
+                for (List<ManifestEdit.FileMeta> files : table.files.values()) {
+                    for (ManifestEdit.FileMeta file : files) {
+                        lastSequence = Math.max(lastSequence, file.maxSequence());
+                    }
+                }
+            }
+            log = new WriteAheadLog.Replayed(lastSequence, log.segments(), log.nextSegmentId());
+            this.mvcc = new Mvcc(lastSequence);
             this.readPoints = new ReadPoints(mvcc::readPoint);
             this.wal = WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log);
             LOG.info("Opened store {}: {} tables, {} log records replayed, last sequence {}", directory,
-                    regions.size(), replayed[0], log.lastSequence());
+                    regions.size(), replayed[0], lastSequence);
             ok = true;
         } finally {
             if (!ok) {
