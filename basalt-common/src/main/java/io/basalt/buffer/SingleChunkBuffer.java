@@ -8,9 +8,11 @@ import java.lang.foreign.ValueLayout;
  * chunk, or heap memory.
  *
  * <p>The hot path of the {@code refcount} benchmark: each accessor is the liveness check (one
- * plain read, see {@link RefCount}) followed by a {@code MemorySegment} access whose own bounds
- * check is the buffer's, since the segment is exactly the buffer's bytes. That check's exception
- * is replaced by one that speaks of the buffer; the {@code try} costs nothing until it fires.
+ * plain read, see {@link RefCount}), a range check against the capacity, then a
+ * {@code MemorySegment} access. In a loop the JIT hoists the first and folds the second and the
+ * segment's own bounds check into one range check it eliminates; the scan measured the same as a
+ * raw segment's with this check, with none of our own, and with the segment's exception caught
+ * and reworded instead (all three within 3% of raw, run to run noise), so the clearest one stays.
  */
 final class SingleChunkBuffer extends Buffer {
 
@@ -24,63 +26,45 @@ final class SingleChunkBuffer extends Buffer {
     @Override
     public byte getByte(int index) {
         checkLive("getByte");
-        try {
-            return segment.get(ValueLayout.JAVA_BYTE, index);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("getByte", index, Byte.BYTES);
-        }
+        checkRange("getByte", index, Byte.BYTES);
+        return segment.get(ValueLayout.JAVA_BYTE, index);
     }
 
     @Override
     public Buffer putByte(int index, byte value) {
         checkLive("putByte");
-        try {
-            segment.set(ValueLayout.JAVA_BYTE, index, value);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("putByte", index, Byte.BYTES);
-        }
+        checkRange("putByte", index, Byte.BYTES);
+        segment.set(ValueLayout.JAVA_BYTE, index, value);
         return this;
     }
 
     @Override
     public int getInt(int index) {
         checkLive("getInt");
-        try {
-            return segment.get(INT, index);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("getInt", index, Integer.BYTES);
-        }
+        checkRange("getInt", index, Integer.BYTES);
+        return segment.get(INT, index);
     }
 
     @Override
     public Buffer putInt(int index, int value) {
         checkLive("putInt");
-        try {
-            segment.set(INT, index, value);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("putInt", index, Integer.BYTES);
-        }
+        checkRange("putInt", index, Integer.BYTES);
+        segment.set(INT, index, value);
         return this;
     }
 
     @Override
     public long getLong(int index) {
         checkLive("getLong");
-        try {
-            return segment.get(LONG, index);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("getLong", index, Long.BYTES);
-        }
+        checkRange("getLong", index, Long.BYTES);
+        return segment.get(LONG, index);
     }
 
     @Override
     public Buffer putLong(int index, long value) {
         checkLive("putLong");
-        try {
-            segment.set(LONG, index, value);
-        } catch (IndexOutOfBoundsException e) {
-            throw outOfBounds("putLong", index, Long.BYTES);
-        }
+        checkRange("putLong", index, Long.BYTES);
+        segment.set(LONG, index, value);
         return this;
     }
 
