@@ -140,25 +140,6 @@ public final class Scan extends Query<Scan> {
         return allowPartialResults;
     }
 
-    /**
-     * Whether {@code row} lies within the start and stop rows (ignoring direction's meaning: the
-     * caller passes rows in scan order).
-     */
-    public boolean contains(byte[] row) {
-        if (!reversed) {
-            return afterStart(row, 1) && beforeStop(row, 1);
-        }
-        return afterStart(row, -1) && beforeStop(row, -1);
-    }
-
-    private boolean afterStart(byte[] row, int direction) {
-        if (startRow.length == 0) {
-            return true;
-        }
-        int c = direction * Bytes.compare(row, startRow);
-        return c > 0 || (c == 0 && startInclusive);
-    }
-
     /** True while {@code row} has not passed the stop row in the scan's direction. */
     public boolean beforeStop(byte[] row) {
         return beforeStop(row, reversed ? -1 : 1);

@@ -59,23 +59,6 @@ final class Mvcc {
         }
         if (point != readPoint) {
             readPoint = point;
-            notifyAll();
-        }
-    }
-
-    /** Advances the read point past a sequence number that carries no write (e.g. a failed one). */
-    synchronized void skip(Write write) {
-        complete(write);
-    }
-
-    /** Waits until every write begun so far is visible. */
-    synchronized void awaitAll() throws InterruptedException {
-        Write last = inFlight.peekLast();
-        if (last == null) {
-            return;
-        }
-        while (readPoint < last.sequence) {
-            wait();
         }
     }
 }

@@ -22,7 +22,6 @@ import java.util.NavigableSet;
  */
 final class RegionScanner implements AutoCloseable {
 
-    private final Region region;
     private final Scan scan;
     private final View view;
     private final long readPoint;
@@ -45,7 +44,6 @@ final class RegionScanner implements AutoCloseable {
     private boolean closed;
 
     RegionScanner(Region region, Scan scan, View view, long readPoint, long now, ReadPoints.Registration registration) {
-        this.region = region;
         this.scan = scan;
         this.view = view;
         this.readPoint = readPoint;
