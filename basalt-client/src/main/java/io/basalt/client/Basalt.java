@@ -1,15 +1,67 @@
 package io.basalt.client;
 
+import io.basalt.client.net.ClientOptions;
+import io.basalt.client.net.RemoteConnection;
 import io.basalt.client.spi.EmbeddedStoreProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
 
-/** Where a program starts: opens an embedded store in a directory. */
+/**
+ * Where a program starts: opens an embedded store in a directory, or connects to a server.
+ *
+ * <p>{@link #connect(String)} takes a URI: {@code basalt://host:port} for a server (port 16020
+ * when left out), {@code file:///path} or a plain path for an embedded store in that directory.
+ */
 public final class Basalt {
 
+    /** The port a server listens on unless told otherwise. */
+    public static final int DEFAULT_PORT = 16020;
+
     private Basalt() {}
+
+    /** Connects to {@code uri} with default options; see the class comment for the forms. */
+    public static Connection connect(String uri) {
+        return connect(uri, ClientOptions.defaults(), StoreOptions.defaults());
+    }
+
+    /**
+     * Connects to a server ({@code basalt://host[:port]}) with {@code client} options, or opens an
+     * embedded store ({@code file:///path}, or a path) with {@code store} options.
+     *
+     * @throws IllegalArgumentException when the URI is neither form
+     */
+    public static Connection connect(String uri, ClientOptions client, StoreOptions store) {
+        if (uri.startsWith("basalt://")) {
+            URI parsed;
+            try {
+                parsed = new URI(uri);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("'" + uri + "' is not a valid URI: " + e.getMessage(), e);
+            }
+            if (parsed.getHost() == null || (parsed.getPath() != null && !parsed.getPath().isEmpty())
+                    || parsed.getQuery() != null || parsed.getUserInfo() != null) {
+                throw new IllegalArgumentException("'" + uri + "' is not a server address: expected basalt://host:port");
+            }
+            return new RemoteConnection(parsed.getHost(), parsed.getPort() < 0 ? DEFAULT_PORT : parsed.getPort(),
+                    client);
+        }
+        if (uri.startsWith("file:")) {
+            try {
+                return open(Path.of(new URI(uri)), store);
+            } catch (URISyntaxException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("'" + uri + "' is not a valid file URI: " + e.getMessage(), e);
+            }
+        }
+        if (uri.contains("://")) {
+            throw new IllegalArgumentException("'" + uri + "' has an unknown scheme: use basalt://host:port for a "
+                    + "server, or file:///path or a path for an embedded store");
+        }
+        return open(Path.of(uri), store);
+    }
 
     /** Opens (creating if needed) the embedded store in {@code directory} with default options. */
     public static Connection open(Path directory) {

@@ -27,12 +27,22 @@ public final class Delete extends Mutation {
 
     /** Every column of {@code family}, at or below this delete's timestamp. */
     public Delete addFamily(byte[] family) {
+        return addFamily(family, timestamp);
+    }
+
+    /** Every column of {@code family}, at or below {@code timestamp}. */
+    public Delete addFamily(byte[] family, long timestamp) {
         cells.add(Cell.of(row, family, Bytes.EMPTY, timestamp, CellType.DELETE_FAMILY, Bytes.EMPTY));
         return this;
     }
 
     /** Every version of one column at or below this delete's timestamp. */
     public Delete addColumns(byte[] family, byte[] qualifier) {
+        return addColumns(family, qualifier, timestamp);
+    }
+
+    /** Every version of one column at or below {@code timestamp}. */
+    public Delete addColumns(byte[] family, byte[] qualifier, long timestamp) {
         cells.add(Cell.of(row, family, qualifier, timestamp, CellType.DELETE_COLUMN, Bytes.EMPTY));
         return this;
     }

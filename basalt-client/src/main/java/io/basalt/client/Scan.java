@@ -27,6 +27,23 @@ public final class Scan extends Query<Scan> {
     private long maxResultSize = DEFAULT_MAX_RESULT_SIZE;
     private boolean allowPartialResults;
 
+    /** A scan with every setting of this one, which later changes to either do not affect. */
+    public Scan copy() {
+        Scan copy = new Scan();
+        copy.copySelection(this);
+        copy.startRow = startRow;
+        copy.startInclusive = startInclusive;
+        copy.stopRow = stopRow;
+        copy.stopInclusive = stopInclusive;
+        copy.reversed = reversed;
+        copy.limit = limit;
+        copy.caching = caching;
+        copy.batch = batch;
+        copy.maxResultSize = maxResultSize;
+        copy.allowPartialResults = allowPartialResults;
+        return copy;
+    }
+
     @Override
     Scan self() {
         return this;

@@ -1,0 +1,30 @@
+package io.basalt.client.net;
+
+import io.basalt.protocol.OpCode;
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * One request: what to send, how to read its response, and the future the caller holds. A call
+ * may be sent more than once (retries), each time under a new request id.
+ */
+final class Call<T> {
+
+    final OpCode op;
+    /** For messages: the op and its subject, e.g. {@code GET on table 't'}. */
+    final String what;
+    final Consumer<ByteBuf> body;
+    final Function<ByteBuf, T> decoder;
+    final CompletableFuture<T> future = new CompletableFuture<>();
+    /** Attempts made so far; touched by one attempt's failure path at a time. */
+    int attempts;
+
+    Call(OpCode op, String what, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
+        this.op = op;
+        this.what = what;
+        this.body = body;
+        this.decoder = decoder;
+    }
+}

@@ -1,0 +1,164 @@
+package io.basalt.client.net;
+
+import io.basalt.protocol.FrameLayout;
+import io.basalt.protocol.GroupedWriter;
+import io.basalt.protocol.WriteMode;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a network connection behaves. Every option has a default that suits a client sending many
+ * small requests; build with {@link #builder()}.
+ *
+ * @param operationTimeout how long one request may take, from send to response, before it fails
+ *     with an {@link io.basalt.client.OperationTimeoutException} (default 30 s)
+ * @param connectTimeout how long connecting (TCP and handshake) may take (default 5 s)
+ * @param retries how many times an idempotent request is sent again after its connection failed
+ *     or it timed out (default 3); other requests are retried only when they were never sent
+ * @param retryBackoff the first pause before a retry, doubled each time (default 100 ms)
+ * @param connections connections per server, requests spread over them (default 1)
+ * @param ioThreads Netty event-loop threads (default 1)
+ * @param writeMode {@link WriteMode#GROUPED} (default) or {@link WriteMode#FLUSH_EACH}
+ * @param groupingThreshold bytes at which a group is sent at once, and above which a request goes
+ *     alone (default 64 KiB)
+ * @param linger how long a group may wait for more requests before it is sent (default 0: send as
+ *     soon as the event loop gets to it)
+ * @param flushConsolidation put Netty's {@code FlushConsolidationHandler(1024, true)} first in the
+ *     pipeline (default off; it exists to compare against)
+ * @param maxFrameSize the largest response frame accepted (default 64 MiB)
+ */
+public record ClientOptions(Duration operationTimeout, Duration connectTimeout, int retries, Duration retryBackoff,
+                            int connections, int ioThreads, WriteMode writeMode, int groupingThreshold,
+                            Duration linger, boolean flushConsolidation, int maxFrameSize) {
+
+    public ClientOptions {
+        Objects.requireNonNull(operationTimeout, "operationTimeout");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(retryBackoff, "retryBackoff");
+        Objects.requireNonNull(writeMode, "writeMode");
+        Objects.requireNonNull(linger, "linger");
+        positive(operationTimeout, "operationTimeout");
+        positive(connectTimeout, "connectTimeout");
+        if (retries < 0) {
+            throw new IllegalArgumentException("retries " + retries + " is negative");
+        }
+        if (retryBackoff.isNegative() || linger.isNegative()) {
+            throw new IllegalArgumentException("retryBackoff and linger must not be negative");
+        }
+        if (connections < 1 || ioThreads < 1) {
+            throw new IllegalArgumentException("connections (" + connections + ") and ioThreads (" + ioThreads
+                    + ") must be at least 1");
+        }
+        if (groupingThreshold < FrameLayout.HEADER_SIZE) {
+            throw new IllegalArgumentException("groupingThreshold " + groupingThreshold + " is below one frame header");
+        }
+        if (maxFrameSize < FrameLayout.HEADER_SIZE) {
+            throw new IllegalArgumentException("maxFrameSize " + maxFrameSize + " is below one frame header");
+        }
+    }
+
+    private static void positive(Duration d, String name) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " " + d + " must be positive");
+        }
+    }
+
+    public static ClientOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.operationTimeout = operationTimeout;
+        b.connectTimeout = connectTimeout;
+        b.retries = retries;
+        b.retryBackoff = retryBackoff;
+        b.connections = connections;
+        b.ioThreads = ioThreads;
+        b.writeMode = writeMode;
+        b.groupingThreshold = groupingThreshold;
+        b.linger = linger;
+        b.flushConsolidation = flushConsolidation;
+        b.maxFrameSize = maxFrameSize;
+        return b;
+    }
+
+    /** Builds {@link ClientOptions}. */
+    public static final class Builder {
+        private Duration operationTimeout = Duration.ofSeconds(30);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private int retries = 3;
+        private Duration retryBackoff = Duration.ofMillis(100);
+        private int connections = 1;
+        private int ioThreads = 1;
+        private WriteMode writeMode = WriteMode.GROUPED;
+        private int groupingThreshold = GroupedWriter.DEFAULT_THRESHOLD;
+        private Duration linger = Duration.ZERO;
+        private boolean flushConsolidation;
+        private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
+
+        public Builder operationTimeout(Duration d) {
+            this.operationTimeout = d;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = d;
+            return this;
+        }
+
+        public Builder retries(int n) {
+            this.retries = n;
+            return this;
+        }
+
+        public Builder retryBackoff(Duration d) {
+            this.retryBackoff = d;
+            return this;
+        }
+
+        public Builder connections(int n) {
+            this.connections = n;
+            return this;
+        }
+
+        public Builder ioThreads(int n) {
+            this.ioThreads = n;
+            return this;
+        }
+
+        public Builder writeMode(WriteMode mode) {
+            this.writeMode = mode;
+            return this;
+        }
+
+        public Builder groupingThreshold(int bytes) {
+            this.groupingThreshold = bytes;
+            return this;
+        }
+
+        public Builder linger(Duration d) {
+            this.linger = d;
+            return this;
+        }
+
+        public Builder flushConsolidation(boolean on) {
+            this.flushConsolidation = on;
+            return this;
+        }
+
+        public Builder maxFrameSize(int bytes) {
+            this.maxFrameSize = bytes;
+            return this;
+        }
+
+        public ClientOptions build() {
+            return new ClientOptions(operationTimeout, connectTimeout, retries, retryBackoff, connections, ioThreads,
+                    writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize);
+        }
+    }
+}

@@ -1,0 +1,407 @@
+package io.basalt.client.net;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Compression;
+import io.basalt.client.Delete;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Query;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TimeRange;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+
+/**
+ * The encoding of the table API's objects in frame bodies, shared by the network client and the
+ * server. Built on {@link Wire}'s primitives; every decoder checks what it reads and reports a
+ * {@link MalformedFrameException} naming the field, and rebuilds objects through their public
+ * constructors so their own validation applies (an {@link IllegalArgumentException} means the
+ * request decoded but is invalid).
+ *
+ * <pre>
+ * mutation   := kind u8 (0 put, 1 delete, 2 increment) | row bytes | timestamp i64 | cell block
+ * selection  := familyCount varint | (family bytes | qualifierCount varint | qualifier bytes*)*
+ *               | timeMin i64 | timeMax i64 | maxVersions varint
+ * get        := row bytes | selection
+ * scan       := selection | startRow bytes | startInclusive bool | stopRow bytes | stopInclusive bool
+ *               | reversed bool | limit varlong | caching varint | batch varint
+ *               | maxResultSize varlong | allowPartialResults bool
+ * check      := row bytes | family bytes | qualifier bytes | hasExpected bool | [expected bytes]
+ *               | mutationCount varint | mutation*
+ * table      := name string | familyCount varint | (name string | maxVersions varint | ttlMillis varlong
+ *               | bloom bool | blockSize varint | compression u8)*
+ * results    := count varint | (cellCount varint | partial bool)* | one cell block with every cell
+ * error      := message string | argCount varint | arg string*
+ * </pre>
+ */
+public final class Messages {
+
+    private Messages() {}
+
+    private static final int PUT = 0;
+    private static final int DELETE = 1;
+    private static final int INCREMENT = 2;
+
+    // ------------------------------------------------------------------ mutations
+
+    public static void writeMutation(ByteBuf buf, Mutation mutation) {
+        int kind = switch (mutation) {
+            case Put _ -> PUT;
+            case Delete _ -> DELETE;
+            case Increment _ -> INCREMENT;
+        };
+        buf.writeByte(kind);
+        Wire.writeBytes(buf, mutation.row());
+        buf.writeLong(mutation.timestamp());
+        Wire.writeCells(buf, mutation.cells());
+    }
+
+    public static Mutation readMutation(ByteBuf buf) {
+        int kind = Wire.readUnsignedByte(buf, "mutation kind");
+        byte[] row = Wire.readBytes(buf, "mutation row");
+        long timestamp = Wire.readLong(buf, "mutation timestamp");
+        List<Cell> cells = Wire.readCells(buf, "mutation");
+        for (Cell cell : cells) {
+            if (!Arrays.equals(cell.rowBytes(), row)) {
+                throw new MalformedFrameException("mutation of row " + Bytes.toStringBinary(row)
+                        + " carries a cell of row " + Bytes.toStringBinary(cell.rowBytes()));
+            }
+        }
+        switch (kind) {
+            case PUT -> {
+                Put put = new Put(row, timestamp);
+                for (Cell cell : cells) {
+                    requireType(cell, CellType.PUT, "put");
+                    put.addColumn(cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(), cell.valueBytes());
+                }
+                return put;
+            }
+            case DELETE -> {
+                Delete delete = new Delete(row, timestamp);
+                for (Cell cell : cells) {
+                    switch (cell.type()) {
+                        case DELETE_FAMILY -> delete.addFamily(cell.familyBytes(), cell.timestamp());
+                        case DELETE_COLUMN -> delete.addColumns(cell.familyBytes(), cell.qualifierBytes(), cell.timestamp());
+                        case DELETE -> delete.addColumn(cell.familyBytes(), cell.qualifierBytes(), cell.timestamp());
+                        default -> throw new MalformedFrameException("delete carries a cell of type " + cell.type());
+                    }
+                }
+                return delete;
+            }
+            case INCREMENT -> {
+                Increment increment = new Increment(row);
+                for (Cell cell : cells) {
+                    requireType(cell, CellType.PUT, "increment");
+                    if (cell.value().byteSize() != 8) {
+                        throw new MalformedFrameException("increment amount of " + cell.value().byteSize()
+                                + " bytes; amounts are 8 bytes");
+                    }
+                    increment.addColumn(cell.familyBytes(), cell.qualifierBytes(), Increment.amount(cell));
+                }
+                return increment;
+            }
+            default -> throw new MalformedFrameException("mutation kind " + kind + " is not 0 (put), 1 (delete) or"
+                    + " 2 (increment)");
+        }
+    }
+
+    private static void requireType(Cell cell, CellType type, String what) {
+        if (cell.type() != type) {
+            throw new MalformedFrameException(what + " carries a cell of type " + cell.type());
+        }
+    }
+
+    public static void writeMutations(ByteBuf buf, List<? extends Mutation> mutations) {
+        Wire.writeVarint(buf, mutations.size());
+        for (Mutation m : mutations) {
+            writeMutation(buf, m);
+        }
+    }
+
+    public static List<Mutation> readMutations(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "mutation count");
+        // A mutation takes at least 13 bytes, so a forged count cannot size the list.
+        if (count > buf.readableBytes() / 13 + 1) {
+            throw new MalformedFrameException(count + " mutations cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<Mutation> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(readMutation(buf));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    private static void writeSelection(ByteBuf buf, Query<?> query) {
+        Map<byte[], NavigableSet<byte[]>> columns = query.columns();
+        Wire.writeVarint(buf, columns.size());
+        for (Map.Entry<byte[], NavigableSet<byte[]>> e : columns.entrySet()) {
+            Wire.writeBytes(buf, e.getKey());
+            Wire.writeVarint(buf, e.getValue().size());
+            for (byte[] q : e.getValue()) {
+                Wire.writeBytes(buf, q);
+            }
+        }
+        buf.writeLong(query.timeRange().min());
+        buf.writeLong(query.timeRange().max());
+        Wire.writeVarint(buf, query.maxVersions());
+    }
+
+    private static void readSelection(ByteBuf buf, Query<?> query) {
+        int families = Wire.readVarint(buf, "family count");
+        for (int i = 0; i < families; i++) {
+            byte[] family = Wire.readBytes(buf, "family");
+            int qualifiers = Wire.readVarint(buf, "qualifier count");
+            if (qualifiers == 0) {
+                query.addFamily(family);
+            }
+            for (int j = 0; j < qualifiers; j++) {
+                query.addColumn(family, Wire.readBytes(buf, "qualifier"));
+            }
+        }
+        long min = Wire.readLong(buf, "time range min");
+        long max = Wire.readLong(buf, "time range max");
+        query.setTimeRange(new TimeRange(min, max));
+        int versions = Wire.readVarint(buf, "max versions");
+        if (versions == Integer.MAX_VALUE) {
+            query.readAllVersions();
+        } else {
+            query.readVersions(versions);
+        }
+    }
+
+    public static void writeGet(ByteBuf buf, Get get) {
+        Wire.writeBytes(buf, get.row());
+        writeSelection(buf, get);
+    }
+
+    public static Get readGet(ByteBuf buf) {
+        Get get = new Get(Wire.readBytes(buf, "get row"));
+        readSelection(buf, get);
+        return get;
+    }
+
+    public static void writeScan(ByteBuf buf, Scan scan) {
+        writeSelection(buf, scan);
+        Wire.writeBytes(buf, scan.startRow());
+        Wire.writeBoolean(buf, scan.startInclusive());
+        Wire.writeBytes(buf, scan.stopRow());
+        Wire.writeBoolean(buf, scan.stopInclusive());
+        Wire.writeBoolean(buf, scan.reversed());
+        Wire.writeVarlong(buf, scan.limit());
+        Wire.writeVarint(buf, scan.caching());
+        Wire.writeVarint(buf, scan.batch());
+        Wire.writeVarlong(buf, scan.maxResultSize());
+        Wire.writeBoolean(buf, scan.allowPartialResults());
+    }
+
+    public static Scan readScan(ByteBuf buf) {
+        Scan scan = new Scan();
+        readSelection(buf, scan);
+        byte[] start = Wire.readBytes(buf, "start row");
+        scan.withStartRow(start, Wire.readBoolean(buf, "start inclusive"));
+        byte[] stop = Wire.readBytes(buf, "stop row");
+        scan.withStopRow(stop, Wire.readBoolean(buf, "stop inclusive"));
+        scan.setReversed(Wire.readBoolean(buf, "reversed"));
+        scan.setLimit(Wire.readVarlong(buf, "limit"));
+        scan.setCaching(Wire.readVarint(buf, "caching"));
+        scan.setBatch(Wire.readVarint(buf, "batch"));
+        scan.setMaxResultSize(Wire.readVarlong(buf, "max result size"));
+        scan.setAllowPartialResults(Wire.readBoolean(buf, "allow partial results"));
+        return scan;
+    }
+
+    public static void writeCheckAndMutate(ByteBuf buf, CheckAndMutate check) {
+        Wire.writeBytes(buf, check.row());
+        Wire.writeBytes(buf, check.family());
+        Wire.writeBytes(buf, check.qualifier());
+        Wire.writeBoolean(buf, check.expected() != null);
+        if (check.expected() != null) {
+            Wire.writeBytes(buf, check.expected());
+        }
+        writeMutations(buf, check.mutations());
+    }
+
+    public static CheckAndMutate readCheckAndMutate(ByteBuf buf) {
+        byte[] row = Wire.readBytes(buf, "check row");
+        byte[] family = Wire.readBytes(buf, "check family");
+        byte[] qualifier = Wire.readBytes(buf, "check qualifier");
+        byte[] expected = Wire.readBoolean(buf, "check has expected") ? Wire.readBytes(buf, "check expected") : null;
+        List<Mutation> mutations = readMutations(buf);
+        CheckAndMutate.Builder builder = CheckAndMutate.onRow(row);
+        if (expected == null) {
+            builder.ifAbsent(family, qualifier);
+        } else {
+            builder.ifEquals(family, qualifier, expected);
+        }
+        return builder.then(mutations.toArray(Mutation[]::new));
+    }
+
+    // ------------------------------------------------------------------ tables
+
+    public static void writeTable(ByteBuf buf, TableDescriptor table) {
+        Wire.writeString(buf, table.name());
+        Wire.writeVarint(buf, table.families().size());
+        for (FamilyDescriptor f : table.families()) {
+            Wire.writeString(buf, f.name());
+            Wire.writeVarint(buf, f.maxVersions());
+            Wire.writeVarlong(buf, f.timeToLive().toMillis());
+            Wire.writeBoolean(buf, f.bloomFilter());
+            Wire.writeVarint(buf, f.blockSize());
+            buf.writeByte(f.compression().ordinal());
+        }
+    }
+
+    public static TableDescriptor readTable(ByteBuf buf) {
+        String name = Wire.readString(buf, "table name");
+        int count = Wire.readVarint(buf, "family count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " families cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<FamilyDescriptor> families = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String family = Wire.readString(buf, "family name");
+            int versions = Wire.readVarint(buf, "max versions");
+            long ttl = Wire.readVarlong(buf, "time to live");
+            boolean bloom = Wire.readBoolean(buf, "bloom filter");
+            int blockSize = Wire.readVarint(buf, "block size");
+            int codec = Wire.readUnsignedByte(buf, "compression");
+            if (codec >= Compression.values().length) {
+                throw new MalformedFrameException("compression " + codec + " is unknown");
+            }
+            if (ttl < 0) {
+                throw new MalformedFrameException("time to live " + Long.toUnsignedString(ttl) + " ms is out of range");
+            }
+            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom, blockSize,
+                    Compression.values()[codec]));
+        }
+        return new TableDescriptor(name, families);
+    }
+
+    public static void writeTables(ByteBuf buf, List<TableDescriptor> tables) {
+        Wire.writeVarint(buf, tables.size());
+        for (TableDescriptor t : tables) {
+            writeTable(buf, t);
+        }
+    }
+
+    public static List<TableDescriptor> readTables(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "table count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " tables cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<TableDescriptor> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(readTable(buf));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ results
+
+    public static void writeResult(ByteBuf buf, Result result) {
+        writeResults(buf, List.of(result));
+    }
+
+    public static Result readResult(ByteBuf buf) {
+        List<Result> results = readResults(buf);
+        if (results.size() != 1) {
+            throw new MalformedFrameException("expected one result, got " + results.size());
+        }
+        return results.getFirst();
+    }
+
+    /** Writes results as one cell block, so the reader decodes them with one copy. */
+    public static void writeResults(ByteBuf buf, List<Result> results) {
+        Wire.writeVarint(buf, results.size());
+        List<Cell> all = new ArrayList<>();
+        for (Result r : results) {
+            Wire.writeVarint(buf, r.size());
+            Wire.writeBoolean(buf, r.isPartial());
+            all.addAll(r.cells());
+        }
+        Wire.writeCells(buf, all);
+    }
+
+    /**
+     * Reads results. The cells of all of them are decoded once, into one list, and each result is
+     * a view of its part of that list: no per-result copy.
+     */
+    public static List<Result> readResults(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "result count");
+        if (count > buf.readableBytes() / 2) {
+            throw new MalformedFrameException(count + " results cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        int[] sizes = new int[count];
+        boolean[] partial = new boolean[count];
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            sizes[i] = Wire.readVarint(buf, "result size");
+            partial[i] = Wire.readBoolean(buf, "result partial");
+            total += sizes[i];
+        }
+        List<Cell> cells = Wire.readCells(buf, "results");
+        if (total != cells.size()) {
+            throw new MalformedFrameException("results claim " + total + " cells; the block holds " + cells.size());
+        }
+        List<Result> out = new ArrayList<>(count);
+        int at = 0;
+        for (int i = 0; i < count; i++) {
+            List<Cell> part = cells.subList(at, at + sizes[i]);
+            at += sizes[i];
+            if (!part.isEmpty()) {
+                MemorySegment row = part.getFirst().row();
+                for (Cell c : part) {
+                    if (row.mismatch(c.row()) != -1) {
+                        throw new MalformedFrameException("a result mixes rows " + Bytes.toStringBinary(row.toArray(
+                                java.lang.foreign.ValueLayout.JAVA_BYTE)) + " and " + Bytes.toStringBinary(c.rowBytes()));
+                    }
+                }
+            }
+            out.add(Result.of(part, partial[i]));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    /** An error response body: a message and the values an exception is rebuilt from. */
+    public static void writeError(ByteBuf buf, String message, List<String> args) {
+        Wire.writeString(buf, message == null ? "" : message);
+        Wire.writeVarint(buf, args.size());
+        for (String arg : args) {
+            Wire.writeString(buf, arg);
+        }
+    }
+
+    /** The message, then the arguments, of an error body. */
+    public static List<String> readError(ByteBuf buf) {
+        List<String> out = new ArrayList<>();
+        out.add(Wire.readString(buf, "error message"));
+        int args = Wire.readVarint(buf, "error argument count");
+        if (args > buf.readableBytes()) {
+            throw new MalformedFrameException(args + " error arguments cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        for (int i = 0; i < args; i++) {
+            out.add(Wire.readString(buf, "error argument"));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,53 @@
+package io.basalt.client.net;
+
+import io.basalt.client.Admin;
+import io.basalt.client.TableDescriptor;
+import io.basalt.protocol.OpCode;
+import io.basalt.protocol.Wire;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/** The admin operations of a server. */
+final class RemoteAdmin implements Admin {
+
+    private final RpcClient rpc;
+
+    RemoteAdmin(RpcClient rpc) {
+        this.rpc = rpc;
+    }
+
+    @Override
+    public CompletableFuture<Void> createTable(TableDescriptor table) {
+        Objects.requireNonNull(table, "table");
+        return rpc.call(OpCode.CREATE_TABLE, "CREATE_TABLE '" + table.name() + "'",
+                buf -> Messages.writeTable(buf, table), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<TableDescriptor>> listTables() {
+        return rpc.call(OpCode.LIST_TABLES, "LIST_TABLES", _ -> { }, Messages::readTables);
+    }
+
+    @Override
+    public CompletableFuture<TableDescriptor> describeTable(String name) {
+        Objects.requireNonNull(name, "name");
+        return rpc.call(OpCode.DESCRIBE_TABLE, "DESCRIBE_TABLE '" + name + "'", buf -> Wire.writeString(buf, name),
+                Messages::readTable);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropTable(String name) {
+        return rpc.call(OpCode.DROP_TABLE, "DROP_TABLE '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> flush(String name) {
+        return rpc.call(OpCode.FLUSH, "FLUSH '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> compact(String name) {
+        return rpc.call(OpCode.COMPACT, "COMPACT '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
+    }
+}

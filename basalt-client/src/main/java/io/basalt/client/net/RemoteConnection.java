@@ -1,0 +1,43 @@
+package io.basalt.client.net;
+
+import io.basalt.client.Admin;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Connection;
+
+/** A {@link Connection} to a Basalt server over the network. */
+public final class RemoteConnection implements Connection {
+
+    private final RpcClient rpc;
+    private final Admin admin;
+
+    public RemoteConnection(String host, int port, ClientOptions options) {
+        this.rpc = new RpcClient(host, port, options);
+        this.admin = new RemoteAdmin(rpc);
+    }
+
+    /** The client underneath, for tests and tools that speak the protocol directly. */
+    public RpcClient rpc() {
+        return rpc;
+    }
+
+    @Override
+    public Admin admin() {
+        return admin;
+    }
+
+    @Override
+    public AsyncTable table(String name) {
+        return new RemoteTable(rpc, name);
+    }
+
+    @Override
+    public String target() {
+        return rpc.server();
+    }
+
+    /** Closes every connection to the server; requests still pending fail, naming the server. */
+    @Override
+    public void close() {
+        rpc.close();
+    }
+}

@@ -1,0 +1,254 @@
+package io.basalt.client.net;
+
+import io.basalt.client.BasaltException;
+import io.basalt.client.ConnectionClosedException;
+import io.basalt.client.OperationTimeoutException;
+import io.basalt.protocol.Frame;
+import io.basalt.protocol.FrameDecoder;
+import io.basalt.protocol.FrameLayout;
+import io.basalt.protocol.GroupedWriter;
+import io.basalt.protocol.Handshake;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.Status;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One connection to a server: requests multiplexed over it by id, responses matched back, and
+ * every request still pending failed with an error naming the server when the connection dies.
+ *
+ * <p>Outgoing frames go through a {@link GroupedWriter}. Responses are decoded, and their futures
+ * completed, on the connection's event-loop thread: callbacks attached to them must not block.
+ * A sweep on the event loop fails requests whose deadline passed.
+ */
+final class RpcChannel extends ChannelInboundHandlerAdapter {
+
+    private final Channel channel;
+    private final String server;
+    private final ClientOptions options;
+    private final GroupedWriter writer;
+    private final Map<Long, Attempt<?>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final CompletableFuture<RpcChannel> ready = new CompletableFuture<>();
+    private final long timeoutNanos;
+    private volatile BasaltException closed;
+    private ScheduledFuture<?> sweep;
+
+    RpcChannel(Channel channel, String server, ClientOptions options) {
+        this.channel = channel;
+        this.server = server;
+        this.options = options;
+        this.timeoutNanos = options.operationTimeout().toNanos();
+        this.writer = new GroupedWriter(channel, options.writeMode(), options.groupingThreshold(),
+                options.linger().toNanos());
+    }
+
+    /** Completes when the handshake is done; fails when it is refused or the connection fails first. */
+    CompletableFuture<RpcChannel> ready() {
+        return ready;
+    }
+
+    boolean usable() {
+        return closed == null && channel.isActive();
+    }
+
+    String server() {
+        return server;
+    }
+
+    int inFlight() {
+        return pending.size();
+    }
+
+    /**
+     * Sends one attempt of {@code call}; {@code onFailure} sees a connection failure or timeout of
+     * this attempt (the caller decides whether to retry), every other outcome completes the call.
+     */
+    <T> void send(Call<T> call, AttemptFailure onFailure) {
+        long id = ids.incrementAndGet();
+        Attempt<T> attempt = new Attempt<>(call, onFailure, System.nanoTime() + timeoutNanos);
+        ByteBuf buf = channel.alloc().buffer(256);
+        try {
+            int start = FrameLayout.begin(buf, id, call.op, Status.OK, false);
+            call.body.accept(buf);
+            FrameLayout.finish(buf, start);
+        } catch (RuntimeException e) {
+            buf.release();
+            call.future.completeExceptionally(e);
+            return;
+        }
+        if (buf.readableBytes() > options.maxFrameSize()) {
+            int size = buf.readableBytes();
+            buf.release();
+            call.future.completeExceptionally(new IllegalArgumentException(call.what + " is a " + size
+                    + "-byte frame, over the largest frame of " + options.maxFrameSize() + " bytes"));
+            return;
+        }
+        pending.put(id, attempt);
+        BasaltException failure = closed;
+        if (failure != null) {
+            buf.release();
+            if (pending.remove(id) != null) {
+                onFailure.failed(call, failure, false);
+            }
+            return;
+        }
+        if (!writer.write(buf) && pending.remove(id) != null) {
+            onFailure.failed(call, closedError("closed"), false);
+        }
+    }
+
+    /** What to do when an attempt fails because of the connection or a timeout. */
+    interface AttemptFailure {
+        /** {@code sent}: the request may have reached the server. */
+        void failed(Call<?> call, BasaltException failure, boolean sent);
+    }
+
+    /** An attempt of a call under one request id, with its deadline. */
+    private record Attempt<T>(Call<T> call, AttemptFailure onFailure, long deadline) {}
+
+    // ------------------------------------------------------------------ inbound (event loop)
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ByteBuf hello = ctx.alloc().buffer(FrameLayout.HANDSHAKE_SIZE);
+        FrameLayout.writeHandshake(hello, FrameLayout.VERSION, 0);
+        ctx.writeAndFlush(hello);
+        long period = Math.clamp(timeoutNanos / 10, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1));
+        sweep = ctx.executor().scheduleAtFixedRate(this::expire, period, period, TimeUnit.NANOSECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        switch (msg) {
+            case Handshake h -> handshake(ctx, h);
+            case Frame f -> {
+                try {
+                    response(f);
+                } finally {
+                    f.release();
+                }
+            }
+            case FrameDecoder.TooLargeFrame t -> {
+                Attempt<?> a = pending.remove(t.requestId());
+                if (a != null) {
+                    a.call.future.completeExceptionally(new BasaltException("the response to " + a.call.what + " from "
+                            + server + " is " + t.length() + " bytes, over this client's largest frame of "
+                            + options.maxFrameSize() + " bytes"));
+                }
+            }
+            default -> throw new IllegalStateException("unexpected message " + msg.getClass());
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, Handshake h) {
+        if (h.word() != FrameLayout.HANDSHAKE_ACCEPTED || h.version() != FrameLayout.VERSION) {
+            BasaltException refused = new ConnectionClosedException("server " + server + " refused the handshake: it"
+                    + " speaks protocol version " + h.version() + ", this client " + FrameLayout.VERSION);
+            ready.completeExceptionally(refused);
+            closed = refused;
+            ctx.close();
+            return;
+        }
+        ready.complete(this);
+    }
+
+    private void response(Frame f) {
+        if (!f.response()) {
+            throw new MalformedFrameException("server " + server + " sent a frame without the response flag");
+        }
+        Attempt<?> attempt = pending.remove(f.requestId());
+        if (attempt != null) { // else it timed out already
+            complete(attempt, f);
+        }
+    }
+
+    private <T> void complete(Attempt<T> attempt, Frame f) {
+        Call<T> call = attempt.call;
+        ByteBuf body = f.body();
+        try {
+            Status status = f.status();
+            if (status == Status.OK) {
+                T value = call.decoder.apply(body);
+                Wire.end(body, "response to " + call.what);
+                call.future.complete(value);
+            } else {
+                call.future.completeExceptionally(Errors.of(call.what, server, status, f.statusCode(),
+                        Messages.readError(body)));
+            }
+        } catch (MalformedFrameException e) {
+            call.future.completeExceptionally(new BasaltException("malformed response to " + call.what + " from "
+                    + server + ": " + e.getMessage(), e));
+        } catch (RuntimeException e) {
+            call.future.completeExceptionally(e);
+        }
+    }
+
+    private void expire() {
+        long now = System.nanoTime();
+        for (Map.Entry<Long, Attempt<?>> e : pending.entrySet()) {
+            Attempt<?> a = e.getValue();
+            if (now - a.deadline > 0 && pending.remove(e.getKey(), a)) {
+                a.onFailure.failed(a.call, new OperationTimeoutException(a.call.what + " to " + server + " timed out after "
+                        + options.operationTimeout().toMillis() + " ms (request " + e.getKey() + ")"), true);
+            }
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        writer.writabilityChanged();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        closeWith(new ConnectionClosedException("connection to " + server + " failed: " + cause.getMessage(), cause));
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closeWith(closedError("closed"));
+        ctx.fireChannelInactive();
+    }
+
+    private ConnectionClosedException closedError(String how) {
+        return new ConnectionClosedException("connection to " + server + " " + how);
+    }
+
+    /** Fails every pending request with {@code cause} and refuses new ones. */
+    void closeWith(BasaltException cause) {
+        if (closed == null) {
+            closed = cause;
+        }
+        if (sweep != null) {
+            sweep.cancel(false);
+        }
+        writer.close();
+        ready.completeExceptionally(closed);
+        for (Long id : pending.keySet()) {
+            Attempt<?> a = pending.remove(id);
+            if (a != null) {
+                a.onFailure.failed(a.call, new ConnectionClosedException(closed.getMessage() + " with " + a.call.what
+                        + " in flight (request " + id + ")", closed), true);
+            }
+        }
+    }
+
+    /** Closes the connection; pending requests fail with a message naming the server. */
+    void close(String reason) {
+        closeWith(closedError(reason));
+        channel.close();
+    }
+}

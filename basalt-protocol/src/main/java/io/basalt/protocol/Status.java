@@ -1,0 +1,46 @@
+package io.basalt.protocol;
+
+/** The outcome a response carries. Anything but {@link #OK} comes with a message body. */
+public enum Status {
+    OK(0),
+    /** The body did not decode: truncated, a bad length, an unknown tag. */
+    MALFORMED_REQUEST(1),
+    /** The op code is not one this server knows. */
+    UNKNOWN_OP(2),
+    /** The frame is larger than the server accepts; it was discarded unread. */
+    FRAME_TOO_LARGE(3),
+    TABLE_NOT_FOUND(4),
+    TABLE_EXISTS(5),
+    NO_SUCH_FAMILY(6),
+    /** The request decoded but asks for something invalid (an empty put, a bad name...). */
+    INVALID_ARGUMENT(7),
+    /** The scanner id is unknown: it expired, was closed, or never existed. */
+    UNKNOWN_SCANNER(8),
+    /** The server is shutting down and takes no new requests. */
+    SHUTTING_DOWN(9),
+    /** The request failed on the server for a reason the message gives. */
+    SERVER_ERROR(10);
+
+    private static final Status[] BY_CODE = new Status[256];
+
+    static {
+        for (Status s : values()) {
+            BY_CODE[s.code] = s;
+        }
+    }
+
+    private final int code;
+
+    Status(int code) {
+        this.code = code;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    /** The status with this code, or {@code null} when there is none. */
+    public static Status of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

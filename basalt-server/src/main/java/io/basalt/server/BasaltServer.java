@@ -1,0 +1,182 @@
+package io.basalt.server;
+
+import io.basalt.protocol.FrameDecoder;
+import io.basalt.protocol.Transport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Basalt server: listens on a port, speaks the wire protocol ({@link io.basalt.protocol.FrameLayout})
+ * and hands requests to a {@link RequestHandler} — normally {@link EngineHandler}, the store.
+ *
+ * <p>Stopping ({@link #close()}): the listening socket closes first, so no new connection is
+ * accepted; requests that arrive afterwards are answered "shutting down"; requests in flight get
+ * up to {@link ServerConfig#shutdownGrace()} to finish; then each connection sends what it has
+ * pending and closes, and the handler closes (the engine flushes its memtables).
+ */
+public final class BasaltServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BasaltServer.class);
+
+    private final ServerConfig config;
+    private final RequestHandler handler;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel listener;
+    private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong inFlight = new AtomicLong();
+    private final Object drained = new Object();
+    private volatile boolean shuttingDown;
+    private boolean closed;
+
+    private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
+        this.config = config;
+        this.handler = handler;
+        Transport transport = Transport.best();
+        this.boss = transport.group(1, "basalt-accept");
+        this.workers = transport.group(config.ioThreads(), "basalt-io");
+        ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (config.flushConsolidation()) {
+                            ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
+                        }
+                        FrameDecoder decoder = new FrameDecoder(config.maxFrameSize());
+                        ch.pipeline().addLast(new IdleStateHandler(config.frameTimeout().toNanos(), 0, 0,
+                                TimeUnit.NANOSECONDS));
+                        ch.pipeline().addLast(decoder);
+                        ch.pipeline().addLast(new ServerConnection(BasaltServer.this, ch, decoder, config));
+                    }
+                });
+        try {
+            this.listener = b.bind(config.host(), config.port()).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+        LOG.info("Basalt server listening on {} ({} transport, {} writes)", address(), transport, config.writeMode());
+    }
+
+    /**
+     * Starts a server whose handler {@code handlers} makes (called once, before listening).
+     *
+     * @throws io.netty.channel.ChannelException or an {@link java.io.IOException} subclass when the
+     *     address cannot be bound
+     */
+    public static BasaltServer start(ServerConfig config, Function<ServerConfig, RequestHandler> handlers)
+            throws InterruptedException {
+        RequestHandler handler = handlers.apply(config);
+        try {
+            return new BasaltServer(config, handler);
+        } catch (RuntimeException | InterruptedException e) {
+            handler.close();
+            throw e;
+        }
+    }
+
+    /** Starts a server over the store in {@link ServerConfig#dataDir()}. */
+    public static BasaltServer start(ServerConfig config) throws InterruptedException {
+        return start(config, EngineHandler::open);
+    }
+
+    /** The address the server listens on (with the real port when 0 was asked for). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    RequestHandler handler() {
+        return handler;
+    }
+
+    boolean shuttingDown() {
+        return shuttingDown;
+    }
+
+    /** Connections open now. */
+    public int connections() {
+        return connections.size();
+    }
+
+    /** Requests received and not yet answered. */
+    public long inFlight() {
+        return inFlight.get();
+    }
+
+    void requestStarted() {
+        inFlight.incrementAndGet();
+    }
+
+    void requestDone() {
+        if (inFlight.decrementAndGet() == 0 && shuttingDown) {
+            synchronized (drained) {
+                drained.notifyAll();
+            }
+        }
+    }
+
+    void opened(ServerConnection c) {
+        connections.add(c);
+    }
+
+    void closed(ServerConnection c) {
+        connections.remove(c);
+        handler.closed(c);
+    }
+
+    /** Stops as the class comment says. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LOG.info("Basalt server on {} stopping: {} connection(s), {} request(s) in flight", address(),
+                connections.size(), inFlight.get());
+        listener.close().syncUninterruptibly();
+        shuttingDown = true;
+        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
+        synchronized (drained) {
+            while (inFlight.get() > 0 && deadline - System.nanoTime() > 0) {
+                try {
+                    drained.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        if (inFlight.get() > 0) {
+            LOG.warn("{} request(s) still in flight after {} ms; closing anyway", inFlight.get(),
+                    config.shutdownGrace().toMillis());
+        }
+        for (ServerConnection c : connections) {
+            c.closeGracefully();
+        }
+        workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        handler.close();
+        LOG.info("Basalt server stopped");
+    }
+}

@@ -1,0 +1,360 @@
+package io.basalt.server;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellLayout;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Connection;
+import io.basalt.client.Delete;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.Messages;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.OpCode;
+import io.basalt.protocol.Status;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves requests from the embedded store. Bodies are decoded on the event loop; the store is
+ * called on a virtual thread per request, since a read may wait for the disk and a write for a
+ * row lock or a write stall, and neither may hold up the event loop. Responses are written from
+ * whichever thread completes the store's future (for a durable write, the log's completer).
+ *
+ * <h2>Scanners</h2>
+ * {@code SCAN_OPEN} opens a scanner on the store (one snapshot) and answers with its id and a
+ * first batch; {@code SCAN_NEXT} returns the next batch; {@code SCAN_CLOSE} closes it. A batch
+ * holds whole results until it has {@code caching} rows (when set) or {@code maxResultSize} bytes,
+ * at least one result. A scanner that reaches its end closes by itself. Each scanner has a lease:
+ * one idle longer than {@link ServerConfig#scannerLease()} is closed, and a later request for it
+ * gets {@link Status#UNKNOWN_SCANNER}. A connection's scanners close with the connection.
+ */
+public final class EngineHandler implements RequestHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EngineHandler.class);
+
+    private final Connection store;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final ScheduledExecutorService reaper;
+    private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
+    private final AtomicLong scannerIds = new AtomicLong();
+    private final long leaseNanos;
+
+    private EngineHandler(Connection store, ServerConfig config) {
+        this.store = store;
+        this.leaseNanos = config.scannerLease().toNanos();
+        this.reaper = Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().name("basalt-scanner-leases").daemon().unstarted(r));
+        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), leaseNanos / 4);
+        reaper.scheduleAtFixedRate(this::expireScanners, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /** Opens the store in the configured directory and serves it. */
+    public static EngineHandler open(ServerConfig config) {
+        return new EngineHandler(Basalt.open(config.dataDir(), config.store()), config);
+    }
+
+    /** Serves an already open store (closed with this handler). */
+    public static EngineHandler over(Connection store, ServerConfig config) {
+        return new EngineHandler(store, config);
+    }
+
+    /** Scanners open now. */
+    public int openScanners() {
+        return scanners.size();
+    }
+
+    @Override
+    public void handle(ServerConnection c, long id, OpCode op, ByteBuf body) {
+        switch (op) {
+            case PING -> {
+                Wire.end(body, "PING");
+                c.respond(id, op, _ -> { });
+            }
+            case CREATE_TABLE -> {
+                TableDescriptor t = decode(body, op, Messages::readTable);
+                run(c, id, op, () -> store.admin().createTable(t), null);
+            }
+            case LIST_TABLES -> {
+                Wire.end(body, "LIST_TABLES");
+                run(c, id, op, () -> store.admin().listTables(), Messages::writeTables);
+            }
+            case DESCRIBE_TABLE -> {
+                String name = name(body, op);
+                run(c, id, op, () -> store.admin().describeTable(name), Messages::writeTable);
+            }
+            case DROP_TABLE -> {
+                String name = name(body, op);
+                run(c, id, op, () -> store.admin().dropTable(name), null);
+            }
+            case FLUSH -> {
+                String name = name(body, op);
+                run(c, id, op, () -> store.admin().flush(name), null);
+            }
+            case COMPACT -> {
+                String name = name(body, op);
+                run(c, id, op, () -> store.admin().compact(name), null);
+            }
+            case PUT, DELETE -> {
+                AsyncTable table = table(body);
+                Mutation m = decode(body, op, Messages::readMutation);
+                if (op == OpCode.PUT && !(m instanceof Put) || op == OpCode.DELETE && !(m instanceof Delete)) {
+                    throw new MalformedFrameException(op + " carries a " + m.getClass().getSimpleName());
+                }
+                run(c, id, op, () -> m instanceof Put p ? table.put(p) : table.delete((Delete) m), null);
+            }
+            case INCREMENT -> {
+                AsyncTable table = table(body);
+                Mutation m = decode(body, op, Messages::readMutation);
+                if (!(m instanceof Increment inc)) {
+                    throw new MalformedFrameException("INCREMENT carries a " + m.getClass().getSimpleName());
+                }
+                run(c, id, op, () -> table.increment(inc), Messages::writeResult);
+            }
+            case GET -> {
+                AsyncTable table = table(body);
+                Get get = decode(body, op, Messages::readGet);
+                run(c, id, op, () -> table.get(get), Messages::writeResult);
+            }
+            case CHECK_AND_MUTATE -> {
+                AsyncTable table = table(body);
+                CheckAndMutate check = decode(body, op, Messages::readCheckAndMutate);
+                run(c, id, op, () -> table.checkAndMutate(check), Wire::writeBoolean);
+            }
+            case BATCH -> {
+                AsyncTable table = table(body);
+                List<Mutation> mutations = decode(body, op, Messages::readMutations);
+                executor.execute(() -> batch(c, id, table, mutations));
+            }
+            case SCAN_OPEN -> {
+                AsyncTable table = table(body);
+                Scan scan = decode(body, op, Messages::readScan);
+                executor.execute(() -> openScanner(c, id, table, scan));
+            }
+            case SCAN_NEXT -> {
+                long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
+                executor.execute(() -> nextBatch(c, id, scannerId));
+            }
+            case SCAN_CLOSE -> {
+                long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
+                ServerScanner s = scanners.remove(scannerId);
+                if (s != null) {
+                    executor.execute(s::close);
+                }
+                c.respond(id, op, _ -> { });
+            }
+        }
+    }
+
+    private static <T> T decode(ByteBuf body, OpCode op, java.util.function.Function<ByteBuf, T> reader) {
+        T value = reader.apply(body);
+        Wire.end(body, op.toString());
+        return value;
+    }
+
+    private static String name(ByteBuf body, OpCode op) {
+        return decode(body, op, b -> Wire.readString(b, "table name"));
+    }
+
+    private AsyncTable table(ByteBuf body) {
+        return store.table(Wire.readString(body, "table name"));
+    }
+
+    /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */
+    private <T> void run(ServerConnection c, long id, OpCode op, Supplier<CompletableFuture<T>> call,
+                         java.util.function.BiConsumer<ByteBuf, T> writer) {
+        executor.execute(() -> {
+            CompletableFuture<T> f;
+            try {
+                f = call.get();
+            } catch (RuntimeException e) {
+                c.fail(id, op, e);
+                return;
+            }
+            f.whenComplete((value, failure) -> {
+                if (failure != null) {
+                    c.fail(id, op, failure);
+                } else {
+                    c.respond(id, op, buf -> {
+                        if (writer != null) {
+                            writer.accept(buf, value);
+                        }
+                    });
+                }
+            });
+        });
+    }
+
+    private void batch(ServerConnection c, long id, AsyncTable table, List<Mutation> mutations) {
+        List<CompletableFuture<Object>> futures;
+        try {
+            futures = table.batch(mutations);
+        } catch (RuntimeException e) {
+            c.fail(id, OpCode.BATCH, e);
+            return;
+        }
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).whenComplete((_, _) ->
+                c.respond(id, OpCode.BATCH, buf -> {
+                    Wire.writeVarint(buf, futures.size());
+                    for (CompletableFuture<Object> f : futures) {
+                        Object value;
+                        try {
+                            value = f.join();
+                        } catch (RuntimeException e) {
+                            Throwable t = ServerConnection.unwrap(e);
+                            buf.writeByte(ServerConnection.statusOf(t).code());
+                            Messages.writeError(buf, String.valueOf(t.getMessage()), ServerConnection.argsOf(t));
+                            continue;
+                        }
+                        buf.writeByte(Status.OK.code());
+                        Wire.writeBoolean(buf, value instanceof Result);
+                        if (value instanceof Result r) {
+                            Messages.writeResult(buf, r);
+                        }
+                    }
+                }));
+    }
+
+    // ------------------------------------------------------------------ scanners
+
+    private final class ServerScanner {
+        final long id;
+        final ServerConnection owner;
+        final ResultScanner scanner;
+        final int caching;
+        final long maxBytes;
+        volatile long lastUsed = System.nanoTime();
+        boolean closed;
+
+        ServerScanner(long id, ServerConnection owner, ResultScanner scanner, Scan scan) {
+            this.id = id;
+            this.owner = owner;
+            this.scanner = scanner;
+            this.caching = scan.caching();
+            this.maxBytes = scan.maxResultSize();
+        }
+
+        /** The next batch; {@code more} is false once the scan is over (and then it is closed). */
+        synchronized boolean next(List<Result> out) {
+            if (closed) {
+                throw new UnknownScannerException("scanner " + id + " was closed");
+            }
+            long bytes = 0;
+            try {
+                while (out.isEmpty() || ((caching == 0 || out.size() < caching) && bytes < maxBytes)) {
+                    Result r = scanner.next();
+                    if (r == null) {
+                        close();
+                        return false;
+                    }
+                    out.add(r);
+                    for (Cell cell : r.cells()) {
+                        bytes += CellLayout.encodedLength(cell);
+                    }
+                }
+                return true;
+            } finally {
+                lastUsed = System.nanoTime();
+            }
+        }
+
+        synchronized void close() {
+            if (!closed) {
+                closed = true;
+                scanners.remove(id, this);
+                scanner.close();
+            }
+        }
+    }
+
+    private void openScanner(ServerConnection c, long requestId, AsyncTable table, Scan scan) {
+        ServerScanner s;
+        List<Result> batch = new ArrayList<>();
+        boolean more;
+        try {
+            s = new ServerScanner(scannerIds.incrementAndGet(), c, table.scanner(scan), scan);
+            scanners.put(s.id, s);
+            more = s.next(batch);
+        } catch (RuntimeException e) {
+            c.fail(requestId, OpCode.SCAN_OPEN, e);
+            return;
+        }
+        long scannerId = s.id;
+        c.respond(requestId, OpCode.SCAN_OPEN, buf -> {
+            Wire.writeVarlong(buf, scannerId);
+            Wire.writeBoolean(buf, more);
+            Messages.writeResults(buf, batch);
+        });
+    }
+
+    private void nextBatch(ServerConnection c, long requestId, long scannerId) {
+        ServerScanner s = scanners.get(scannerId);
+        List<Result> batch = new ArrayList<>();
+        boolean more;
+        try {
+            if (s == null || s.owner != c) {
+                throw new UnknownScannerException("scanner " + scannerId + " is unknown: it was idle longer than the "
+                        + "scanner lease of " + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms, was closed, or never"
+                        + " existed on this connection");
+            }
+            more = s.next(batch);
+        } catch (RuntimeException e) {
+            c.fail(requestId, OpCode.SCAN_NEXT, e);
+            return;
+        }
+        c.respond(requestId, OpCode.SCAN_NEXT, buf -> {
+            Wire.writeBoolean(buf, more);
+            Messages.writeResults(buf, batch);
+        });
+    }
+
+    private void expireScanners() {
+        long now = System.nanoTime();
+        for (ServerScanner s : scanners.values()) {
+            if (now - s.lastUsed > leaseNanos && scanners.remove(s.id, s)) {
+                LOG.info("scanner {} of {} expired after {} ms idle", s.id, s.owner.peer(),
+                        TimeUnit.NANOSECONDS.toMillis(now - s.lastUsed));
+                executor.execute(s::close);
+            }
+        }
+    }
+
+    @Override
+    public void closed(ServerConnection c) {
+        for (ServerScanner s : scanners.values()) {
+            if (s.owner == c && scanners.remove(s.id, s)) {
+                executor.execute(s::close);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        reaper.shutdownNow();
+        for (ServerScanner s : scanners.values()) {
+            s.close();
+        }
+        executor.close();
+        store.close();
+    }
+}

@@ -1,0 +1,25 @@
+package io.basalt.server;
+
+import io.basalt.protocol.OpCode;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * What the server does with a request. The server has checked the frame (checksum, size, flags,
+ * a known op); the handler decodes the body and answers through {@code connection} exactly once
+ * per request, from any thread.
+ */
+public interface RequestHandler extends AutoCloseable {
+
+    /**
+     * Handles one request, on the connection's event-loop thread: decode here (the body is valid
+     * only until this returns), and hand anything that may block to another thread.
+     */
+    void handle(ServerConnection connection, long requestId, OpCode op, ByteBuf body);
+
+    /** The connection closed: release what it held (scanners...). */
+    default void closed(ServerConnection connection) {}
+
+    /** Called once when the server stops, after every request finished. */
+    @Override
+    default void close() {}
+}

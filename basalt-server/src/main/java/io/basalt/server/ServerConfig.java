@@ -1,0 +1,262 @@
+package io.basalt.server;
+
+import io.basalt.client.Durability;
+import io.basalt.client.StoreOptions;
+import io.basalt.protocol.FrameLayout;
+import io.basalt.protocol.GroupedWriter;
+import io.basalt.protocol.WriteMode;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Everything a server is started with. Built from defaults, then a properties file
+ * ({@code --config FILE}), then command-line flags, each overriding the one before.
+ *
+ * @param host the address to listen on (default 127.0.0.1: set 0.0.0.0 to accept other hosts)
+ * @param port the port (default 16020; 0 picks a free one)
+ * @param dataDir the store's directory (default ./basalt-data)
+ * @param store the embedded store's options
+ * @param maxFrameSize the largest request frame accepted (default 64 MiB); larger ones are
+ *     discarded unread and answered with an error
+ * @param writeMode how responses are written: grouped per channel (default) or one flush each
+ * @param groupingThreshold bytes at which a group of responses is sent at once (default 64 KiB)
+ * @param linger how long a group of responses may wait for more (default 0)
+ * @param flushConsolidation put Netty's FlushConsolidationHandler first in each pipeline
+ * @param ioThreads Netty event-loop threads (default: available processors)
+ * @param frameTimeout how long a connection may sit with half a frame (or no handshake) before it
+ *     is closed (default 30 s)
+ * @param scannerLease how long a scanner may sit idle before it is closed (default 60 s)
+ * @param shutdownGrace how long shutdown waits for requests in flight (default 30 s)
+ */
+public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
+                           WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
+                           int ioThreads, Duration frameTimeout, Duration scannerLease, Duration shutdownGrace) {
+
+    private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
+            "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
+            "scannerLeaseMillis", "shutdownGraceMillis");
+
+    public ServerConfig {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(writeMode, "writeMode");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is outside 0..65535");
+        }
+        if (maxFrameSize < FrameLayout.HEADER_SIZE) {
+            throw new IllegalArgumentException("maxFrameSize " + maxFrameSize + " is below one frame header");
+        }
+        if (groupingThreshold < FrameLayout.HEADER_SIZE) {
+            throw new IllegalArgumentException("groupingThreshold " + groupingThreshold + " is below one frame header");
+        }
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("ioThreads " + ioThreads + " must be at least 1");
+        }
+        for (Duration d : new Duration[] {linger, frameTimeout, scannerLease, shutdownGrace}) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("duration " + d + " is negative");
+            }
+        }
+        if (frameTimeout.isZero() || scannerLease.isZero()) {
+            throw new IllegalArgumentException("frameTimeout and scannerLease must be positive");
+        }
+    }
+
+    public static ServerConfig defaults() {
+        return new Builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this configuration, to change some of it. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.host = host;
+        b.port = port;
+        b.dataDir = dataDir;
+        b.store = store;
+        b.maxFrameSize = maxFrameSize;
+        b.writeMode = writeMode;
+        b.groupingThreshold = groupingThreshold;
+        b.linger = linger;
+        b.flushConsolidation = flushConsolidation;
+        b.ioThreads = ioThreads;
+        b.frameTimeout = frameTimeout;
+        b.scannerLease = scannerLease;
+        b.shutdownGrace = shutdownGrace;
+        return b;
+    }
+
+    /**
+     * Applies a properties file over this configuration. Keys: {@code host, port, data, durability
+     * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
+     * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, shutdownGraceMillis}.
+     *
+     * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
+     */
+    public ServerConfig withFile(Path file) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        }
+        Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
+        unknown.removeAll(KEYS);
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException(file + ": unknown key(s) " + unknown + "; known keys are "
+                    + new TreeSet<>(KEYS));
+        }
+        Builder b = toBuilder();
+        for (String key : new TreeSet<>(p.stringPropertyNames())) {
+            String value = p.getProperty(key).trim();
+            try {
+                b.set(key, value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + ": " + key + " = '" + value + "': " + e.getMessage(), e);
+            }
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean parseBoolean(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "true", "on", "yes" -> true;
+            case "false", "off", "no" -> false;
+            default -> throw new IllegalArgumentException("not a boolean (true/false)");
+        };
+    }
+
+    public ServerConfig withPort(int p) {
+        return toBuilder().port(p).build();
+    }
+
+    public ServerConfig withDataDir(Path d) {
+        return toBuilder().dataDir(d).build();
+    }
+
+    public ServerConfig withIoThreads(int n) {
+        return toBuilder().ioThreads(n).build();
+    }
+
+    /** Builds a {@link ServerConfig}; unset options keep their defaults. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = 16020;
+        private Path dataDir = Path.of("basalt-data");
+        private StoreOptions store = StoreOptions.defaults();
+        private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
+        private WriteMode writeMode = WriteMode.GROUPED;
+        private int groupingThreshold = GroupedWriter.DEFAULT_THRESHOLD;
+        private Duration linger = Duration.ZERO;
+        private boolean flushConsolidation;
+        private int ioThreads = Runtime.getRuntime().availableProcessors();
+        private Duration frameTimeout = Duration.ofSeconds(30);
+        private Duration scannerLease = Duration.ofSeconds(60);
+        private Duration shutdownGrace = Duration.ofSeconds(30);
+
+        private Builder() {}
+
+        private void set(String key, String v) {
+            switch (key) {
+                case "host" -> host(v);
+                case "port" -> port(Integer.parseInt(v));
+                case "data" -> dataDir(Path.of(v));
+                case "durability" -> store(store.withDurability(Durability.valueOf(v.toUpperCase(Locale.ROOT))));
+                case "maxFrameSize" -> maxFrameSize(Integer.parseInt(v));
+                case "writeMode" -> writeMode(WriteMode.valueOf(v.toUpperCase(Locale.ROOT)));
+                case "groupingThreshold" -> groupingThreshold(Integer.parseInt(v));
+                case "lingerMicros" -> linger(Duration.ofNanos(Math.multiplyExact(Long.parseLong(v), 1000L)));
+                case "flushConsolidation" -> flushConsolidation(parseBoolean(v));
+                case "ioThreads" -> ioThreads(Integer.parseInt(v));
+                case "frameTimeoutMillis" -> frameTimeout(Duration.ofMillis(Long.parseLong(v)));
+                case "scannerLeaseMillis" -> scannerLease(Duration.ofMillis(Long.parseLong(v)));
+                case "shutdownGraceMillis" -> shutdownGrace(Duration.ofMillis(Long.parseLong(v)));
+                default -> throw new IllegalArgumentException("unknown key");
+            }
+        }
+
+        public Builder host(String v) {
+            host = v;
+            return this;
+        }
+
+        public Builder port(int v) {
+            port = v;
+            return this;
+        }
+
+        public Builder dataDir(Path v) {
+            dataDir = v;
+            return this;
+        }
+
+        public Builder store(StoreOptions v) {
+            store = v;
+            return this;
+        }
+
+        public Builder maxFrameSize(int v) {
+            maxFrameSize = v;
+            return this;
+        }
+
+        public Builder writeMode(WriteMode v) {
+            writeMode = v;
+            return this;
+        }
+
+        public Builder groupingThreshold(int v) {
+            groupingThreshold = v;
+            return this;
+        }
+
+        public Builder linger(Duration v) {
+            linger = v;
+            return this;
+        }
+
+        public Builder flushConsolidation(boolean v) {
+            flushConsolidation = v;
+            return this;
+        }
+
+        public Builder ioThreads(int v) {
+            ioThreads = v;
+            return this;
+        }
+
+        public Builder frameTimeout(Duration v) {
+            frameTimeout = v;
+            return this;
+        }
+
+        public Builder scannerLease(Duration v) {
+            scannerLease = v;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration v) {
+            shutdownGrace = v;
+            return this;
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
+                    flushConsolidation, ioThreads, frameTimeout, scannerLease, shutdownGrace);
+        }
+    }
+}
