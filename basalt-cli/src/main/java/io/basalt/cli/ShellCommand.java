@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code basalt shell}: the HBase-style shell on an embedded store. Interactive on a terminal;
+ * {@code basalt shell}: the HBase-style shell on an embedded store, or on a server with
+ * {@code --connect}. Interactive on a terminal;
  * otherwise runs {@code -e} commands or standard input and exits with 1 if any command failed.
  */
 @Command(name = "shell", mixinStandardHelpOptions = true,
@@ -27,6 +28,10 @@ final class ShellCommand implements Callable<Integer> {
             description = "The store's directory, created if needed (default: ${DEFAULT-VALUE}).")
     private Path data;
 
+    @Option(names = "--connect", paramLabel = "HOST:PORT",
+            description = "Use the server at HOST:PORT (or basalt://HOST:PORT) instead of a local directory.")
+    private String connect;
+
     @Option(names = {"-e", "--execute"}, paramLabel = "COMMANDS",
             description = "Run these commands (separated by ; or new lines) and exit.")
     private String execute;
@@ -34,7 +39,7 @@ final class ShellCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        try (Connection connection = Basalt.open(data)) {
+        try (Connection connection = open()) {
             Shell shell = new Shell(connection, out);
             if (execute != null) {
                 return shell.run(execute) == Shell.Outcome.ERROR ? 1 : 0;
@@ -46,6 +51,13 @@ final class ShellCommand implements Callable<Integer> {
             }
             return interactive(shell, out);
         }
+    }
+
+    private Connection open() {
+        if (connect == null) {
+            return Basalt.open(data);
+        }
+        return Basalt.connect(connect.contains("://") ? connect : "basalt://" + connect);
     }
 
     private static int interactive(Shell shell, PrintStream out) throws IOException {
