@@ -1,0 +1,182 @@
+package io.basalt.bench.grouping;
+
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Put;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.ClientOptions;
+import io.basalt.client.net.RemoteConnection;
+import io.basalt.protocol.WriteMode;
+import io.basalt.server.BasaltServer;
+import io.basalt.server.EngineHandler;
+import io.basalt.server.ServerConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * Suite {@code grouping} (BookKeeper #3886): puts per second from a client with {@code streams}
+ * concurrent in-flight streams to a server on 127.0.0.1, both in this JVM.
+ *
+ * <p>A stream is an application thread that sends a put and waits for its acknowledgement before
+ * it sends the next, as the seed's writers do. Each put carries a 60-byte value (the seed's entry
+ * size; the frame is about 130 bytes with headers, row, family and qualifier). One benchmark
+ * invocation is {@value #OPS} puts spread evenly over the streams; JMH divides by that count, so
+ * the score is puts per second. With {@code engine=off} (the default, as in the seed, which
+ * measured the client) the server decodes each put and acknowledges it on its event loop
+ * ({@link AckHandler}); {@code -p engine=on} runs the store behind it (ASYNC durability, so the
+ * disk does not set the pace).
+ *
+ * <p>The implementations differ only in how both ends write frames:
+ * <ul>
+ *   <li>{@code basalt}: {@link WriteMode#GROUPED}, small frames share one buffer, one event-loop
+ *       task and one flush per batch;</li>
+ *   <li>{@code flush-each}: {@link WriteMode#FLUSH_EACH}, {@code writeAndFlush} per frame;</li>
+ *   <li>{@code netty-consolidation}: flush-each with Netty's
+ *       {@code FlushConsolidationHandler(1024, true)} first in both pipelines, what BookKeeper
+ *       ships.</li>
+ * </ul>
+ * Latency: every put's round trip goes into an HdrHistogram during the measured iterations; at
+ * the end of the trial p50 and p99 are appended to {@code bench-results/grouping-latency.csv}
+ * (override with {@code -Dbasalt.bench.latencyOut=FILE}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class GroupingBenchmark {
+
+    /** Puts per benchmark invocation, over all streams. */
+    public static final int OPS = 20_000;
+
+    @Param({"basalt", "flush-each", "netty-consolidation"})
+    public String impl;
+
+    @Param({"1", "50", "100", "500"})
+    public int streams;
+
+    @Param({"off"})
+    public String engine;
+
+    private Path dir;
+    private BasaltServer server;
+    private RemoteConnection client;
+    private AsyncTable table;
+    private ExecutorService pool;
+    private Put[] puts;
+    private Histogram[] latency;
+    private boolean recording;
+
+    @Setup(Level.Trial)
+    public void start() throws Exception {
+        WriteMode mode = impl.equals("basalt") ? WriteMode.GROUPED : WriteMode.FLUSH_EACH;
+        boolean consolidation = switch (impl) {
+            case "basalt", "flush-each" -> false;
+            case "netty-consolidation" -> true;
+            default -> throw new IllegalArgumentException("unknown impl " + impl);
+        };
+        dir = Files.createTempDirectory("basalt-grouping-");
+        ServerConfig config = ServerConfig.builder().port(0).dataDir(dir).ioThreads(1).writeMode(mode)
+                .flushConsolidation(consolidation)
+                .store(io.basalt.client.StoreOptions.defaults().withDurability(io.basalt.client.Durability.ASYNC))
+                .build();
+        boolean engineOn = switch (engine) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("engine is on or off, not " + engine);
+        };
+        server = BasaltServer.start(config, engineOn ? EngineHandler::open : _ -> new AckHandler());
+        client = new RemoteConnection("127.0.0.1", server.address().getPort(), ClientOptions.builder()
+                .ioThreads(1).writeMode(mode).flushConsolidation(consolidation).build());
+        if (engineOn) {
+            client.admin().createTable(TableDescriptor.of("t", "f")).join();
+        }
+        table = client.table("t");
+        byte[] value = new byte[60];
+        java.util.Arrays.fill(value, (byte) 'v');
+        puts = new Put[streams];
+        latency = new Histogram[streams];
+        for (int i = 0; i < streams; i++) {
+            puts[i] = new Put(String.format("stream%05d", i).getBytes(StandardCharsets.UTF_8))
+                    .addColumn("f".getBytes(StandardCharsets.UTF_8), "q".getBytes(StandardCharsets.UTF_8), value);
+            latency[i] = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        }
+        pool = Executors.newFixedThreadPool(streams, r -> Thread.ofPlatform().daemon().name("stream").unstarted(r));
+        table.put(puts[0]).join();
+    }
+
+    @Setup(Level.Iteration)
+    public void iteration(IterationParams params) {
+        recording = params.getType() == IterationType.MEASUREMENT;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(OPS)
+    public void throughput() throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(streams);
+        for (int s = 0; s < streams; s++) {
+            int stream = s;
+            int ops = OPS / streams + (s < OPS % streams ? 1 : 0);
+            pool.execute(() -> {
+                try {
+                    Put put = puts[stream];
+                    Histogram h = latency[stream];
+                    for (int i = 0; i < ops; i++) {
+                        long start = System.nanoTime();
+                        table.put(put).join();
+                        if (recording) {
+                            h.recordValue(Math.min(System.nanoTime() - start, h.getHighestTrackableValue()));
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        if (!done.await(5, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("puts did not finish in 5 minutes");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() throws IOException {
+        Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        for (Histogram h : latency) {
+            all.add(h);
+        }
+        Path out = Path.of(System.getProperty("basalt.bench.latencyOut", "bench-results/grouping-latency.csv"));
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        if (!Files.exists(out)) {
+            Files.writeString(out, "impl,streams,engine,puts,p50_us,p99_us,p999_us\n");
+        }
+        Files.writeString(out, String.format("%s,%d,%s,%d,%.1f,%.1f,%.1f%n", impl, streams, engine,
+                all.getTotalCount(), all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(99) / 1e3,
+                all.getValueAtPercentile(99.9) / 1e3), StandardOpenOption.APPEND);
+        pool.shutdownNow();
+        client.close();
+        server.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
