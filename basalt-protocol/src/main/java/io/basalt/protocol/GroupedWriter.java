@@ -91,8 +91,7 @@ public final class GroupedWriter {
         lock.lock();
         try {
             if (closed) {
-                frame.release();
-                return false;
+                return false; // the finally releases the frame (releasing it here too threw)
             }
             framesSinceDrain++;
             if (size >= threshold) {

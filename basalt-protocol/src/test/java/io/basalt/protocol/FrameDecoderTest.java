@@ -1,0 +1,342 @@
+package io.basalt.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link FrameDecoder}: cutting, checking and size-limiting frames, fed through an {@link EmbeddedChannel}. */
+class FrameDecoderTest {
+
+    private static final int MAX = 1024;
+
+    record Spec(long requestId, OpCode op, Status status, boolean response, byte[] body) {}
+
+    private EmbeddedChannel channel;
+
+    @AfterEach
+    void finishChannel() {
+        close();
+    }
+
+    /**
+     * Closes the channel, releasing what it holds (a decoder that failed fails again on the bytes
+     * it kept), and checks that every buffer the decoder allocated was released.
+     */
+    private void close() {
+        if (channel != null) {
+            try {
+                channel.finishAndReleaseAll();
+            } catch (DecoderException _) {
+                // the same malformed bytes, decoded once more as the channel closes
+            }
+            channel = null;
+            assertThat(allocator.unreleased()).as("buffers the decoder allocated").isEmpty();
+        }
+    }
+
+    private TrackingAllocator allocator;
+
+    private EmbeddedChannel open(int maxFrameSize) {
+        channel = new EmbeddedChannel(new FrameDecoder(maxFrameSize));
+        allocator = new TrackingAllocator();
+        channel.config().setAllocator(allocator);
+        return channel;
+    }
+
+    static ByteBuf handshake() {
+        ByteBuf buf = Unpooled.buffer();
+        FrameLayout.writeHandshake(buf, FrameLayout.VERSION, 0);
+        return buf;
+    }
+
+    static ByteBuf encode(Spec spec) {
+        ByteBuf buf = Unpooled.buffer();
+        int start = FrameLayout.begin(buf, spec.requestId, spec.op, spec.status, spec.response);
+        buf.writeBytes(spec.body);
+        FrameLayout.finish(buf, start);
+        return buf;
+    }
+
+    private static byte[] bytes(ByteBuf buf) {
+        return ByteBufUtil.getBytes(buf);
+    }
+
+    /** Feeds {@code data} and returns what came out; a decoder failure is rethrown by the channel. */
+    private List<Object> feed(ByteBuf data) {
+        channel.writeInbound(data);
+        List<Object> out = new ArrayList<>();
+        Object o;
+        while ((o = channel.readInbound()) != null) {
+            out.add(o);
+        }
+        return out;
+    }
+
+    private void expectHandshake() {
+        List<Object> out = feed(handshake());
+        assertThat(out).containsExactly(new Handshake(FrameLayout.VERSION, 0));
+    }
+
+    @Provide
+    Arbitrary<Spec> specs() {
+        return Combinators.combine(
+                Arbitraries.longs(),
+                Arbitraries.of(OpCode.class),
+                Arbitraries.of(Status.class),
+                Arbitraries.of(true, false),
+                Arbitraries.bytes().array(byte[].class).ofMaxSize(300))
+                .as(Spec::new);
+    }
+
+    private static void assertDecodes(Frame frame, Spec spec) {
+        assertThat(frame.requestId()).isEqualTo(spec.requestId);
+        assertThat(frame.op()).isEqualTo(spec.op);
+        assertThat(frame.status()).isEqualTo(spec.status);
+        assertThat(frame.response()).isEqualTo(spec.response);
+        assertThat(bytes(frame.body())).isEqualTo(spec.body);
+        frame.release();
+    }
+
+    @Property(tries = 200)
+    void framesWrittenWithTheLayoutDecodeToWhatWasWritten(@ForAll @Size(min = 1, max = 8) List<@From("specs") Spec> specs,
+                                                           @ForAll @IntRange(min = 1, max = 64) int chunk) {
+        open(64 * 1024);
+        try {
+            ByteBuf all = Unpooled.buffer();
+            FrameLayout.writeHandshake(all, FrameLayout.VERSION, 0);
+            for (Spec s : specs) {
+                ByteBuf one = encode(s);
+                all.writeBytes(one);
+                one.release();
+            }
+            List<Object> out = new ArrayList<>();
+            while (all.isReadable()) {
+                out.addAll(feed(all.readRetainedSlice(Math.min(chunk, all.readableBytes()))));
+            }
+            all.release();
+            assertThat(out).hasSize(specs.size() + 1);
+            assertThat(out.getFirst()).isEqualTo(new Handshake(FrameLayout.VERSION, 0));
+            for (int i = 0; i < specs.size(); i++) {
+                assertDecodes((Frame) out.get(i + 1), specs.get(i));
+            }
+            assertThat(all.refCnt()).as("every input byte consumed, every body released").isZero();
+            assertThat(channel.pipeline().get(FrameDecoder.class).partial()).isFalse();
+        } finally {
+            close();
+        }
+    }
+
+    @Test
+    void bytesArrivingOneAtATimeDecodeOnlyWhenTheFrameIsWhole() {
+        open(MAX);
+        FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+        ByteBuf hs = handshake();
+        for (int i = 0; i < FrameLayout.HANDSHAKE_SIZE - 1; i++) {
+            assertThat(feed(hs.readRetainedSlice(1))).isEmpty();
+            assertThat(decoder.partial()).isTrue();
+        }
+        assertThat(feed(hs.readRetainedSlice(1))).containsExactly(new Handshake(FrameLayout.VERSION, 0));
+        hs.release();
+        assertThat(decoder.partial()).isFalse();
+
+        Spec spec = new Spec(42, OpCode.GET, Status.OK, false, new byte[] {1, 2, 3, 4, 5});
+        ByteBuf frame = encode(spec);
+        int size = frame.readableBytes();
+        for (int i = 0; i < size - 1; i++) {
+            assertThat(feed(frame.readRetainedSlice(1))).as("after %d of %d bytes", i + 1, size).isEmpty();
+            assertThat(decoder.partial()).isTrue();
+        }
+        List<Object> out = feed(frame.readRetainedSlice(1));
+        frame.release();
+        assertThat(out).hasSize(1);
+        assertDecodes((Frame) out.getFirst(), spec);
+        assertThat(decoder.partial()).isFalse();
+    }
+
+    /**
+     * A byte changed anywhere from the checksum on is a checksum mismatch; a changed length field
+     * makes the decoder cut the stream at the wrong place, which it must also never deliver as a
+     * frame. Zero padding after the frame lets a grown length be completed.
+     */
+    @Property(tries = 300)
+    void aFlippedByteIsNeverADecodedFrame(@ForAll("specs") Spec spec, @ForAll @IntRange(min = 0, max = 10_000) int where,
+                                          @ForAll @IntRange(min = 1, max = 255) int mask) {
+        open(MAX);
+        try {
+            expectHandshake();
+            ByteBuf frame = encode(spec);
+            int at = where % frame.readableBytes();
+            frame.setByte(at, frame.getByte(at) ^ mask);
+            frame.writeZero(MAX + 64);
+            List<Object> out = new ArrayList<>();
+            Throwable failure = null;
+            try {
+                out.addAll(feed(frame));
+            } catch (DecoderException e) {
+                failure = e.getCause();
+            }
+            assertThat(out).noneMatch(o -> o instanceof Frame);
+            if (at >= FrameLayout.CRC_OFFSET) {
+                assertThat(failure).isInstanceOf(MalformedFrameException.class).hasMessageContaining("checksum")
+                        .hasMessageContaining("crc32c");
+            } else {
+                assertThat(failure != null || out.stream().anyMatch(o -> o instanceof FrameDecoder.TooLargeFrame))
+                        .as("a flipped length byte ends in an error or a too-large report, got %s", out).isTrue();
+                if (failure != null) {
+                    assertThat(failure).isInstanceOf(MalformedFrameException.class);
+                }
+            }
+        } finally {
+            close();
+        }
+    }
+
+    @Test
+    void aHandshakeWithTheWrongMagicIsRefused() {
+        open(MAX);
+        ByteBuf bad = Unpooled.buffer();
+        bad.writeInt(0x47455420).writeShort(1).writeShort(0); // "GET " like an HTTP client
+        assertThatThrownBy(() -> feed(bad)).isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(MalformedFrameException.class).hasMessageContaining("magic")
+                .hasMessageContaining("0x47455420");
+    }
+
+    @Test
+    void aLengthBelowTheHeaderIsRefused() {
+        open(MAX);
+        expectHandshake();
+        ByteBuf bad = Unpooled.buffer();
+        bad.writeInt(FrameLayout.MIN_LENGTH - 1).writeZero(40);
+        assertThatThrownBy(() -> feed(bad)).isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(MalformedFrameException.class).hasMessageContaining("length 15")
+                .hasMessageContaining("below");
+    }
+
+    @Test
+    void reservedFlagBitsAreRefused() {
+        for (int flag = 1; flag < 16; flag++) {
+            open(MAX);
+            expectHandshake();
+            ByteBuf frame = Unpooled.buffer();
+            int start = FrameLayout.begin(frame, 7, OpCode.PING, Status.OK, false);
+            frame.setShort(start + FrameLayout.FLAGS_OFFSET, 1 << flag);
+            FrameLayout.finish(frame, start); // a valid checksum: only the flags are wrong
+            assertThatThrownBy(() -> feed(frame)).as("flag bit %d", flag).isInstanceOf(DecoderException.class)
+                    .cause().isInstanceOf(MalformedFrameException.class).hasMessageContaining("reserved");
+            close();
+        }
+    }
+
+    /**
+     * A 1 GiB length is reported as soon as the header is in, and the bytes of its body that
+     * follow are skipped as they come, not kept: each input buffer is consumed and released.
+     */
+    @Test
+    void anOversizedFrameIsReportedBeforeItsBodyArrivesAndItsBytesAreNotKept() {
+        open(MAX);
+        expectHandshake();
+        long gib = 1L << 30;
+        ByteBuf header = Unpooled.buffer();
+        header.writeInt((int) (gib - 4)).writeInt(0xDEAD).writeLong(1234).writeByte(OpCode.PUT.code())
+                .writeByte(0).writeShort(0);
+        List<Object> out = feed(header);
+        assertThat(out).containsExactly(new FrameDecoder.TooLargeFrame(1234, OpCode.PUT.code(), gib));
+        assertThat(header.refCnt()).isZero();
+        FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+        assertThat(decoder.partial()).isTrue();
+        for (int i = 0; i < 8; i++) {
+            ByteBuf chunk = Unpooled.buffer(1 << 20).writeZero(1 << 20);
+            assertThat(feed(chunk)).isEmpty();
+            assertThat(chunk.refCnt()).as("a skipped chunk is not buffered").isZero();
+        }
+    }
+
+    @Test
+    void aFrameSplitBeforeItsRequestIdIsReportedOnceTheHeaderIsIn() {
+        open(MAX);
+        expectHandshake();
+        ByteBuf header = Unpooled.buffer();
+        header.writeInt(MAX * 4).writeInt(0).writeLong(-5).writeByte(OpCode.BATCH.code()).writeByte(0).writeShort(0);
+        assertThat(feed(header.readRetainedSlice(10))).isEmpty();
+        assertThat(feed(header.readRetainedSlice(10))).containsExactly(
+                new FrameDecoder.TooLargeFrame(-5, OpCode.BATCH.code(), MAX * 4 + 4));
+        header.release();
+    }
+
+    @Test
+    void theFrameAfterADiscardedOneDecodes() {
+        open(MAX);
+        expectHandshake();
+        Spec big = new Spec(1, OpCode.PUT, Status.OK, false, new byte[MAX * 3]);
+        new Random(1).nextBytes(big.body);
+        Spec small = new Spec(2, OpCode.GET, Status.OK, false, new byte[] {9, 8, 7});
+        ByteBuf stream = encode(big);
+        ByteBuf next = encode(small);
+        stream.writeBytes(next);
+        next.release();
+        List<Object> out = new ArrayList<>();
+        while (stream.isReadable()) {
+            out.addAll(feed(stream.readRetainedSlice(Math.min(100, stream.readableBytes()))));
+        }
+        stream.release();
+        assertThat(out).hasSize(2);
+        assertThat(out.getFirst()).isEqualTo(new FrameDecoder.TooLargeFrame(1, OpCode.PUT.code(),
+                FrameLayout.HEADER_SIZE + MAX * 3));
+        assertDecodes((Frame) out.get(1), small);
+    }
+
+    @Test
+    void aFrameOfExactlyTheLimitDecodes() {
+        open(MAX);
+        expectHandshake();
+        Spec spec = new Spec(3, OpCode.PUT, Status.OK, false, new byte[MAX - FrameLayout.HEADER_SIZE]);
+        List<Object> out = feed(encode(spec));
+        assertThat(out).hasSize(1);
+        assertDecodes((Frame) out.getFirst(), spec);
+        Spec over = new Spec(4, OpCode.PUT, Status.OK, false, new byte[MAX - FrameLayout.HEADER_SIZE + 1]);
+        assertThat(feed(encode(over))).containsExactly(new FrameDecoder.TooLargeFrame(4, OpCode.PUT.code(), MAX + 1));
+    }
+
+    @Test
+    void anUnknownOpOrStatusStillDecodesForTheHandlerToAnswer() {
+        open(MAX);
+        expectHandshake();
+        ByteBuf frame = Unpooled.buffer();
+        int start = FrameLayout.begin(frame, 11, OpCode.PING, Status.OK, false);
+        frame.setByte(start + FrameLayout.OP_OFFSET, 250);
+        frame.setByte(start + FrameLayout.STATUS_OFFSET, 99);
+        FrameLayout.finish(frame, start);
+        List<Object> out = feed(frame);
+        assertThat(out).hasSize(1);
+        Frame f = (Frame) out.getFirst();
+        assertThat(f.opCode()).isEqualTo(250);
+        assertThat(f.op()).isNull();
+        assertThat(f.status()).isNull();
+        f.release();
+    }
+
+    @Test
+    void aMaximumBelowTheHeaderIsRejected() {
+        assertThatThrownBy(() -> new FrameDecoder(FrameLayout.HEADER_SIZE - 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("header");
+    }
+}

@@ -1,0 +1,288 @@
+package io.basalt.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellLayout;
+import io.basalt.cell.CellType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Positive;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/** {@link Wire}: the body primitives, and how they refuse bytes that lie about their lengths. */
+class WireTest {
+
+    private static ByteBuf of(int... bytes) {
+        ByteBuf buf = Unpooled.buffer();
+        for (int b : bytes) {
+            buf.writeByte(b);
+        }
+        return buf;
+    }
+
+    @Property(tries = 2000)
+    void varlongsRoundTripInAtMostTenBytes(@ForAll long value) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarlong(buf, value);
+        assertThat(buf.readableBytes()).isBetween(1, 10);
+        assertThat(Wire.readVarlong(buf, "v")).isEqualTo(value);
+        assertThat(buf.isReadable()).isFalse();
+    }
+
+    @Property(tries = 2000)
+    void nonNegativeVarintsRoundTripInAtMostFiveBytes(@ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int value) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, value);
+        assertThat(buf.readableBytes()).isBetween(1, 5);
+        assertThat(Wire.readVarint(buf, "v")).isEqualTo(value);
+        assertThat(buf.isReadable()).isFalse();
+    }
+
+    @Property(tries = 500)
+    void aNegativeIntIsWrittenUnsignedAndRefusedAsAnInt(@ForAll @IntRange(min = Integer.MIN_VALUE, max = -1) int value) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, value);
+        assertThat(buf.readableBytes()).isEqualTo(5);
+        ByteBuf copy = buf.copy();
+        assertThat(Wire.readVarlong(copy, "v")).isEqualTo(value & 0xFFFFFFFFL);
+        assertThatThrownBy(() -> Wire.readVarint(buf, "row length")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("row length").hasMessageContaining(Long.toString(value & 0xFFFFFFFFL));
+    }
+
+    @Test
+    void varintBoundariesTakeTheExpectedBytes() {
+        long[] values = {0, 127, 128, 16383, 16384, (1L << 35) - 1, 1L << 35, Long.MAX_VALUE, -1};
+        int[] sizes = {1, 1, 2, 2, 3, 5, 6, 9, 10};
+        for (int i = 0; i < values.length; i++) {
+            ByteBuf buf = Unpooled.buffer();
+            Wire.writeVarlong(buf, values[i]);
+            assertThat(buf.readableBytes()).as("%d", values[i]).isEqualTo(sizes[i]);
+        }
+    }
+
+    @Property(tries = 500)
+    void everyTruncatedVarintNamesTheField(@ForAll @IntRange(min = 128) long value) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarlong(buf, value);
+        for (int cut = 0; cut < buf.readableBytes(); cut++) {
+            ByteBuf prefix = buf.slice(0, cut);
+            assertThatThrownBy(() -> Wire.readVarlong(prefix, "cell count")).isInstanceOf(MalformedFrameException.class)
+                    .hasMessageContaining("cell count").hasMessageContaining("ends inside a varint");
+        }
+    }
+
+    @Test
+    void anOverlongVarintIsRefused() {
+        ByteBuf eleven = Unpooled.buffer();
+        for (int i = 0; i < 10; i++) {
+            eleven.writeByte(0x80);
+        }
+        eleven.writeByte(0);
+        assertThatThrownBy(() -> Wire.readVarlong(eleven, "limit")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("limit").hasMessageContaining("overflows");
+        ByteBuf endless = Unpooled.buffer();
+        for (int i = 0; i < 20; i++) {
+            endless.writeByte(0xFF);
+        }
+        assertThatThrownBy(() -> Wire.readVarlong(endless, "limit")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("limit");
+        // ten bytes whose last carries more than the 64th bit
+        ByteBuf overflow = Unpooled.buffer();
+        for (int i = 0; i < 9; i++) {
+            overflow.writeByte(0xFF);
+        }
+        overflow.writeByte(0x02);
+        assertThatThrownBy(() -> Wire.readVarlong(overflow, "scanner id")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("scanner id").hasMessageContaining("overflows 64 bits");
+        // the largest legal ten-byte varint still reads
+        ByteBuf max = Unpooled.buffer();
+        for (int i = 0; i < 9; i++) {
+            max.writeByte(0xFF);
+        }
+        max.writeByte(0x01);
+        assertThat(Wire.readVarlong(max, "v")).isEqualTo(-1L);
+    }
+
+    @Property(tries = 300)
+    void bytesRoundTripAndEveryTruncationIsMalformed(@ForAll @Size(max = 400) byte[] bytes) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeBytes(buf, bytes);
+        ByteBuf copy = buf.copy();
+        assertThat(Wire.readBytes(copy, "value")).isEqualTo(bytes);
+        assertThat(copy.isReadable()).isFalse();
+        for (int cut = 0; cut < buf.readableBytes(); cut++) {
+            ByteBuf prefix = buf.slice(0, cut);
+            assertThatThrownBy(() -> Wire.readBytes(prefix, "value")).isInstanceOf(MalformedFrameException.class)
+                    .hasMessageContaining("value");
+        }
+    }
+
+    @Test
+    void aForgedBytesLengthIsRefusedWithoutAllocating() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, Integer.MAX_VALUE);
+        buf.writeBytes(new byte[] {1, 2, 3});
+        assertThatThrownBy(() -> Wire.readBytes(buf, "qualifier")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("qualifier").hasMessageContaining(Integer.toString(Integer.MAX_VALUE))
+                .hasMessageContaining("3 left");
+        ByteBuf over = Unpooled.buffer();
+        Wire.writeVarlong(over, 1L << 40);
+        assertThatThrownBy(() -> Wire.readString(over, "table name")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("table name length");
+    }
+
+    @Test
+    void strictBooleansAndFixedFields() {
+        assertThat(Wire.readBoolean(of(1), "b")).isTrue();
+        assertThat(Wire.readBoolean(of(0), "b")).isFalse();
+        assertThatThrownBy(() -> Wire.readBoolean(of(2), "reversed")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("reversed");
+        assertThatThrownBy(() -> Wire.readBoolean(of(), "reversed")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("reversed");
+        assertThatThrownBy(() -> Wire.readLong(of(1, 2, 3, 4, 5, 6, 7), "timestamp"))
+                .isInstanceOf(MalformedFrameException.class).hasMessageContaining("timestamp");
+        assertThatThrownBy(() -> Wire.readUnsignedByte(of(), "kind")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("kind");
+        assertThatThrownBy(() -> Wire.need(of(1), -1, "x")).isInstanceOf(MalformedFrameException.class);
+        assertThatThrownBy(() -> Wire.end(of(1, 2), "PING")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("PING").hasMessageContaining("2 unexpected bytes");
+        Wire.end(of(), "PING");
+    }
+
+    // ------------------------------------------------------------------ cell blocks
+
+    @Provide
+    Arbitrary<Cell> cells() {
+        Arbitrary<byte[]> row = Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(20);
+        Arbitrary<byte[]> family = Arbitraries.bytes().array(byte[].class).ofMaxSize(8);
+        Arbitrary<byte[]> qualifier = Arbitraries.bytes().array(byte[].class).ofMaxSize(20);
+        Arbitrary<byte[]> value = Arbitraries.bytes().array(byte[].class).ofMaxSize(200);
+        return Combinators.combine(row, family, qualifier, Arbitraries.longs().between(0, Long.MAX_VALUE),
+                Arbitraries.of(CellType.class), value).as(Cell::of);
+    }
+
+    static void assertSameCell(Cell actual, Cell expected) {
+        assertThat(actual.rowBytes()).isEqualTo(expected.rowBytes());
+        assertThat(actual.familyBytes()).isEqualTo(expected.familyBytes());
+        assertThat(actual.qualifierBytes()).isEqualTo(expected.qualifierBytes());
+        assertThat(actual.timestamp()).isEqualTo(expected.timestamp());
+        assertThat(actual.type()).isEqualTo(expected.type());
+        assertThat(actual.valueBytes()).isEqualTo(expected.valueBytes());
+    }
+
+    @Property(tries = 300)
+    void cellBlocksRoundTripAndEveryTruncationIsMalformed(@ForAll @Size(max = 10) List<@From("cells") Cell> cells) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeCells(buf, cells);
+        ByteBuf copy = buf.copy();
+        List<Cell> back = Wire.readCells(copy, "put");
+        assertThat(copy.isReadable()).isFalse();
+        assertThat(back).hasSameSizeAs(cells);
+        for (int i = 0; i < cells.size(); i++) {
+            assertSameCell(back.get(i), cells.get(i));
+        }
+        for (int cut = 0; cut < buf.readableBytes(); cut++) {
+            ByteBuf prefix = buf.slice(0, cut);
+            assertThatThrownBy(() -> Wire.readCells(prefix, "put")).isInstanceOf(MalformedFrameException.class)
+                    .hasMessageContaining("put");
+        }
+    }
+
+    /** Whatever a block holds, reading it is either cells or a MalformedFrameException, never another failure. */
+    @Property(tries = 1000)
+    void aCorruptedCellBlockIsMalformedNeverAnotherFailure(@ForAll @Size(min = 1, max = 6) List<@From("cells") Cell> cells,
+                                                          @ForAll @Positive int where, @ForAll @IntRange(min = 1, max = 255) int mask) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeCells(buf, cells);
+        int at = where % buf.readableBytes();
+        buf.setByte(at, buf.getByte(at) ^ mask);
+        try {
+            Wire.readCells(buf, "put");
+        } catch (MalformedFrameException e) {
+            assertThat(e).hasMessageContaining("put");
+        }
+    }
+
+    @Property(tries = 1000)
+    void randomBytesAreCellsOrMalformed(@ForAll @Size(max = 100) byte[] bytes) {
+        try {
+            Wire.readCells(Unpooled.wrappedBuffer(bytes), "results");
+        } catch (MalformedFrameException e) {
+            assertThat(e).hasMessageContaining("results");
+        }
+    }
+
+    @Test
+    void aCellCountThatCannotFitIsRefusedBeforeAnyListIsSized() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, Integer.MAX_VALUE);
+        Wire.writeVarint(buf, 30);
+        buf.writeZero(30);
+        assertThatThrownBy(() -> Wire.readCells(buf, "mutation")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutation").hasMessageContaining("cannot fit in 30 bytes");
+    }
+
+    @Test
+    void aForgedBlockLengthIsRefused() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, 1);
+        Wire.writeVarint(buf, Integer.MAX_VALUE);
+        buf.writeZero(100);
+        assertThatThrownBy(() -> Wire.readCells(buf, "mutation")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutation cell block").hasMessageContaining("100 left");
+    }
+
+    @Test
+    void aBlockWithBytesAfterItsCellsIsRefused() {
+        List<Cell> one = List.of(Cell.put("r", "f", "q", 1, "v"));
+        ByteBuf good = Unpooled.buffer();
+        Wire.writeCells(good, one);
+        ByteBuf block = good.slice();
+        int count = Wire.readVarint(block, "c");
+        int length = Wire.readVarint(block, "l");
+        ByteBuf bad = Unpooled.buffer();
+        Wire.writeVarint(bad, count);
+        Wire.writeVarint(bad, length + 3);
+        bad.writeBytes(block, length).writeZero(3);
+        assertThatThrownBy(() -> Wire.readCells(bad, "mutation")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutation").hasMessageContaining("end at byte " + length);
+        // and a count that claims more cells than the block has
+        ByteBuf more = Unpooled.buffer();
+        Wire.writeVarint(more, 2);
+        Wire.writeVarint(more, length);
+        more.writeBytes(good, good.readerIndex() + good.readableBytes() - length, length);
+        assertThatThrownBy(() -> Wire.readCells(more, "mutation")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutation");
+    }
+
+    @Test
+    void aBlockOfAThousandCellsRoundTrips() {
+        List<Cell> cells = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < 1000; i++) {
+            cells.add(Cell.put("row" + i, "f", "q", i, "value" + i));
+            bytes += CellLayout.encodedLength(cells.getLast());
+        }
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeCells(buf, cells);
+        assertThat(buf.readableBytes()).isEqualTo(bytes + 2 + 3); // count and length varints
+        List<Cell> back = Wire.readCells(buf, "results");
+        assertThat(back).hasSize(1000);
+        for (int i = 0; i < 1000; i++) {
+            assertSameCell(back.get(i), cells.get(i));
+        }
+    }
+}
