@@ -1,0 +1,536 @@
+package io.basalt.client.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Compression;
+import io.basalt.client.Delete;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Query;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TimeRange;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Positive;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Messages}: every API object survives encoding and decoding field by field, and every
+ * truncated or corrupted encoding is refused with a {@link MalformedFrameException} (or, for a
+ * body that decodes to an invalid object, an {@link IllegalArgumentException}), never another
+ * failure.
+ */
+class MessagesTest {
+
+    // ------------------------------------------------------------------ generators
+
+    private static Arbitrary<byte[]> bytes(int min, int max) {
+        return Arbitraries.bytes().array(byte[].class).ofMinSize(min).ofMaxSize(max);
+    }
+
+    private static Arbitrary<byte[]> rows() {
+        return bytes(1, 12);
+    }
+
+    private static Arbitrary<Long> timestamps() {
+        return Arbitraries.frequencyOf(
+                Tuple.of(5, Arbitraries.longs().between(0, 1000)),
+                Tuple.of(2, Arbitraries.longs().between(0, Long.MAX_VALUE)),
+                Tuple.of(2, Arbitraries.just(Mutation.LATEST_TIMESTAMP)));
+    }
+
+    @Provide
+    Arbitrary<Put> puts() {
+        return puts(rows());
+    }
+
+    private static Arbitrary<Put> puts(Arbitrary<byte[]> rows) {
+        Arbitrary<List<Object[]>> columns = Combinators.combine(bytes(0, 6), bytes(0, 10), timestamps(), bytes(0, 40))
+                .as((f, q, t, v) -> new Object[] {f, q, t, v}).list().ofMaxSize(6);
+        return Combinators.combine(rows, timestamps(), columns).as((row, ts, cols) -> {
+            Put put = new Put(row, ts);
+            for (Object[] c : cols) {
+                put.addColumn((byte[]) c[0], (byte[]) c[1], (Long) c[2], (byte[]) c[3]);
+            }
+            return put;
+        });
+    }
+
+    @Provide
+    Arbitrary<Delete> deletes() {
+        return deletes(rows());
+    }
+
+    /** Whole-row deletes, and deletes of families, of all versions of columns and of single versions. */
+    private static Arbitrary<Delete> deletes(Arbitrary<byte[]> rows) {
+        Arbitrary<List<Object[]>> parts = Combinators.combine(Arbitraries.integers().between(0, 4), bytes(0, 6),
+                bytes(0, 10), timestamps()).as((k, f, q, t) -> new Object[] {k, f, q, t}).list().ofMaxSize(5);
+        return Combinators.combine(rows, timestamps(), parts).as((row, ts, ps) -> {
+            Delete delete = new Delete(row, ts);
+            for (Object[] p : ps) {
+                byte[] f = (byte[]) p[1];
+                byte[] q = (byte[]) p[2];
+                long t = (Long) p[3];
+                switch ((Integer) p[0]) {
+                    case 0 -> delete.addFamily(f, t);
+                    case 1 -> delete.addColumns(f, q, t);
+                    case 2 -> delete.addColumn(f, q, t);
+                    case 3 -> delete.addFamily(f);
+                    default -> delete.addColumn(f, q);
+                }
+            }
+            return delete;
+        });
+    }
+
+    @Provide
+    Arbitrary<Increment> increments() {
+        Arbitrary<List<Object[]>> columns = Combinators.combine(bytes(0, 6), bytes(0, 10), Arbitraries.longs())
+                .as((f, q, a) -> new Object[] {f, q, a}).list().ofMaxSize(5);
+        return Combinators.combine(rows(), columns).as((row, cols) -> {
+            Increment inc = new Increment(row);
+            for (Object[] c : cols) {
+                inc.addColumn((byte[]) c[0], (byte[]) c[1], (Long) c[2]);
+            }
+            return inc;
+        });
+    }
+
+    @Provide
+    Arbitrary<Mutation> mutations() {
+        return Arbitraries.oneOf(puts(), deletes(), increments());
+    }
+
+    /** Applies a random column, time and version selection. */
+    private static Arbitrary<Selection> selections() {
+        Arbitrary<List<Object[]>> columns = Combinators.combine(bytes(0, 5), bytes(0, 6).list().ofMaxSize(3))
+                .as((f, qs) -> new Object[] {f, qs}).list().ofMaxSize(4);
+        Arbitrary<TimeRange> ranges = Combinators.combine(Arbitraries.longs().between(0, Long.MAX_VALUE),
+                Arbitraries.longs().between(0, Long.MAX_VALUE)).as((a, b) -> new TimeRange(Math.min(a, b), Math.max(a, b)));
+        Arbitrary<Integer> versions = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.integers().between(1, 10)),
+                Tuple.of(1, Arbitraries.integers().between(1, Integer.MAX_VALUE)),
+                Tuple.of(1, Arbitraries.just(Integer.MAX_VALUE)));
+        return Combinators.combine(columns, Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(TimeRange.ALL)),
+                Tuple.of(2, ranges)), versions).as(Selection::new);
+    }
+
+    record Selection(List<Object[]> columns, TimeRange range, int versions) {
+        @SuppressWarnings("unchecked")
+        <Q extends Query<Q>> Q applyTo(Q query) {
+            for (Object[] c : columns) {
+                List<byte[]> qualifiers = (List<byte[]>) c[1];
+                if (qualifiers.isEmpty()) {
+                    query.addFamily((byte[]) c[0]);
+                }
+                for (byte[] q : qualifiers) {
+                    query.addColumn((byte[]) c[0], q);
+                }
+            }
+            query.setTimeRange(range);
+            return versions == Integer.MAX_VALUE ? query.readAllVersions() : query.readVersions(versions);
+        }
+    }
+
+    @Provide
+    Arbitrary<Get> gets() {
+        return Combinators.combine(rows(), selections()).as((row, s) -> s.applyTo(new Get(row)));
+    }
+
+    @Provide
+    Arbitrary<Scan> scans() {
+        Arbitrary<Scan> bounds = Combinators.combine(bytes(0, 6), Arbitraries.of(true, false), bytes(0, 6),
+                Arbitraries.of(true, false), Arbitraries.of(true, false))
+                .as((start, si, stop, so, rev) -> new Scan().withStartRow(start, si).withStopRow(stop, so)
+                        .setReversed(rev));
+        Arbitrary<long[]> sizes = Combinators.combine(
+                Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(0L)), Tuple.of(2, Arbitraries.longs()
+                        .between(0, Long.MAX_VALUE))),
+                Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                Arbitraries.longs().between(1, Long.MAX_VALUE))
+                .as((limit, caching, batch, max) -> new long[] {limit, caching, batch, max});
+        return Combinators.combine(bounds, sizes, Arbitraries.of(true, false), selections())
+                .as((scan, n, partial, s) -> s.applyTo(scan.setLimit(n[0]).setCaching((int) n[1])
+                        .setBatch((int) n[2]).setMaxResultSize(n[3]).setAllowPartialResults(partial)));
+    }
+
+    @Provide
+    Arbitrary<CheckAndMutate> checks() {
+        return rows().flatMap(row -> {
+            Arbitrary<byte[]> sameRow = Arbitraries.just(row);
+            Arbitrary<List<Mutation>> mutations = Arbitraries.oneOf(puts(sameRow).map(Mutation.class::cast),
+                    deletes(sameRow).map(Mutation.class::cast)).list().ofMinSize(1).ofMaxSize(3);
+            Arbitrary<byte[]> expected = bytes(0, 10).injectNull(0.25);
+            return Combinators.combine(bytes(0, 5), bytes(0, 8), expected, mutations).as((f, q, e, ms) -> {
+                CheckAndMutate.Builder b = CheckAndMutate.onRow(row);
+                return (e == null ? b.ifAbsent(f, q) : b.ifEquals(f, q, e)).then(ms.toArray(Mutation[]::new));
+            });
+        });
+    }
+
+    private static Arbitrary<String> names(int max) {
+        return Arbitraries.strings().withChars("abcXYZ019_.-").ofMinLength(1).ofMaxLength(max)
+                .filter(n -> !n.equals(".") && !n.equals(".."));
+    }
+
+    @Provide
+    Arbitrary<TableDescriptor> tables() {
+        Arbitrary<FamilyDescriptor> family = Combinators.combine(names(12), Arbitraries.integers().between(1,
+                        Integer.MAX_VALUE), Arbitraries.longs().between(0, Long.MAX_VALUE / 1_000_000),
+                Arbitraries.of(true, false), Arbitraries.integers().between(FamilyDescriptor.MIN_BLOCK_SIZE,
+                        FamilyDescriptor.MAX_BLOCK_SIZE), Arbitraries.of(Compression.class))
+                .as((n, v, ttl, bloom, block, c) -> new FamilyDescriptor(n, v, Duration.ofMillis(ttl), bloom, block, c));
+        return Combinators.combine(names(30), family.list().ofMinSize(1).ofMaxSize(4)
+                .uniqueElements(FamilyDescriptor::name)).as(TableDescriptor::new);
+    }
+
+    @Provide
+    Arbitrary<Result> results() {
+        Arbitrary<List<Object[]>> cells = Combinators.combine(bytes(0, 5), bytes(0, 8), timestamps(),
+                Arbitraries.of(CellType.class), bytes(0, 30)).as((f, q, t, k, v) -> new Object[] {f, q, t, k, v})
+                .list().ofMaxSize(5);
+        return Combinators.combine(rows(), cells, Arbitraries.of(true, false)).as((row, cs, partial) -> {
+            List<Cell> list = new ArrayList<>();
+            for (Object[] c : cs) {
+                list.add(Cell.of(row, (byte[]) c[0], (byte[]) c[1], (Long) c[2], (CellType) c[3], (byte[]) c[4]));
+            }
+            return Result.of(list, partial);
+        });
+    }
+
+    // ------------------------------------------------------------------ comparisons
+
+    static void assertSameCells(List<Cell> actual, List<Cell> expected) {
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            Cell a = actual.get(i);
+            Cell e = expected.get(i);
+            assertThat(a.rowBytes()).as("cell %d row", i).isEqualTo(e.rowBytes());
+            assertThat(a.familyBytes()).as("cell %d family", i).isEqualTo(e.familyBytes());
+            assertThat(a.qualifierBytes()).as("cell %d qualifier", i).isEqualTo(e.qualifierBytes());
+            assertThat(a.timestamp()).as("cell %d timestamp", i).isEqualTo(e.timestamp());
+            assertThat(a.type()).as("cell %d type", i).isEqualTo(e.type());
+            assertThat(a.valueBytes()).as("cell %d value", i).isEqualTo(e.valueBytes());
+        }
+    }
+
+    static void assertSameMutation(Mutation actual, Mutation expected) {
+        assertThat(actual).isExactlyInstanceOf(expected.getClass());
+        assertThat(actual.row()).isEqualTo(expected.row());
+        assertThat(actual.timestamp()).isEqualTo(expected.timestamp());
+        assertSameCells(actual.cells(), expected.cells());
+    }
+
+    private static List<String> columns(Query<?> q) {
+        List<String> out = new ArrayList<>();
+        HexFormat hex = HexFormat.of();
+        for (Map.Entry<byte[], NavigableSet<byte[]>> e : q.columns().entrySet()) {
+            out.add("f:" + hex.formatHex(e.getKey()));
+            for (byte[] qualifier : e.getValue()) {
+                out.add("q:" + hex.formatHex(qualifier));
+            }
+        }
+        return out;
+    }
+
+    static void assertSameSelection(Query<?> actual, Query<?> expected) {
+        assertThat(columns(actual)).isEqualTo(columns(expected));
+        assertThat(actual.timeRange()).isEqualTo(expected.timeRange());
+        assertThat(actual.maxVersions()).isEqualTo(expected.maxVersions());
+    }
+
+    static void assertSameScan(Scan a, Scan e) {
+        assertSameSelection(a, e);
+        assertThat(a.startRow()).isEqualTo(e.startRow());
+        assertThat(a.startInclusive()).isEqualTo(e.startInclusive());
+        assertThat(a.stopRow()).isEqualTo(e.stopRow());
+        assertThat(a.stopInclusive()).isEqualTo(e.stopInclusive());
+        assertThat(a.reversed()).isEqualTo(e.reversed());
+        assertThat(a.limit()).isEqualTo(e.limit());
+        assertThat(a.caching()).isEqualTo(e.caching());
+        assertThat(a.batch()).isEqualTo(e.batch());
+        assertThat(a.maxResultSize()).isEqualTo(e.maxResultSize());
+        assertThat(a.allowPartialResults()).isEqualTo(e.allowPartialResults());
+    }
+
+    static void assertSameResults(List<Result> actual, List<Result> expected) {
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(actual.get(i).row()).isEqualTo(expected.get(i).row());
+            assertThat(actual.get(i).isPartial()).isEqualTo(expected.get(i).isPartial());
+            assertSameCells(actual.get(i).cells(), expected.get(i).cells());
+        }
+    }
+
+    // ------------------------------------------------------------------ the round trip
+
+    /**
+     * Encodes {@code value}, decodes it and compares; then decodes every strict prefix of the
+     * encoding, each of which must be refused.
+     */
+    private static <T> void roundTrip(T value, BiConsumer<ByteBuf, T> writer, Function<ByteBuf, T> reader,
+                                      BiConsumer<T, T> same) {
+        ByteBuf buf = Unpooled.buffer();
+        writer.accept(buf, value);
+        ByteBuf whole = buf.duplicate();
+        T back = reader.apply(whole);
+        Wire.end(whole, "round trip");
+        same.accept(back, value);
+        for (int cut = 0; cut < buf.readableBytes(); cut++) {
+            ByteBuf prefix = buf.slice(buf.readerIndex(), cut);
+            int at = cut;
+            assertThatThrownBy(() -> reader.apply(prefix)).as("the first %d of %d bytes", at, buf.readableBytes())
+                    .isInstanceOfAny(MalformedFrameException.class, IllegalArgumentException.class);
+        }
+    }
+
+    /** Decodes an encoding with one byte changed: an object, or a refusal of the two allowed kinds. */
+    private static <T> void corrupted(T value, BiConsumer<ByteBuf, T> writer, Function<ByteBuf, T> reader, int where,
+                                      int mask) {
+        ByteBuf buf = Unpooled.buffer();
+        writer.accept(buf, value);
+        int at = where % buf.readableBytes();
+        buf.setByte(at, buf.getByte(at) ^ mask);
+        try {
+            reader.apply(buf);
+        } catch (MalformedFrameException | IllegalArgumentException e) {
+            assertThat(e.getMessage()).isNotBlank();
+        }
+    }
+
+    @Property(tries = 300)
+    void mutationsRoundTrip(@ForAll("mutations") Mutation m) {
+        roundTrip(m, Messages::writeMutation, Messages::readMutation, MessagesTest::assertSameMutation);
+    }
+
+    @Property(tries = 200)
+    void deletesOfEveryKindRoundTrip(@ForAll("deletes") Delete d) {
+        roundTrip(d, Messages::writeMutation, Messages::readMutation, MessagesTest::assertSameMutation);
+    }
+
+    @Property(tries = 100)
+    void mutationListsRoundTrip(@ForAll @Size(max = 5) List<@From("mutations") Mutation> ms) {
+        roundTrip(ms, Messages::writeMutations, Messages::readMutations, (a, e) -> {
+            assertThat(a).hasSameSizeAs(e);
+            for (int i = 0; i < e.size(); i++) {
+                assertSameMutation(a.get(i), e.get(i));
+            }
+        });
+    }
+
+    @Property(tries = 300)
+    void getsRoundTrip(@ForAll("gets") Get get) {
+        roundTrip(get, Messages::writeGet, Messages::readGet, (a, e) -> {
+            assertThat(a.row()).isEqualTo(e.row());
+            assertSameSelection(a, e);
+        });
+    }
+
+    @Property(tries = 300)
+    void scansWithEveryOptionRoundTrip(@ForAll("scans") Scan scan) {
+        roundTrip(scan, Messages::writeScan, Messages::readScan, MessagesTest::assertSameScan);
+    }
+
+    @Property(tries = 200)
+    void checkAndMutatesRoundTrip(@ForAll("checks") CheckAndMutate check) {
+        roundTrip(check, Messages::writeCheckAndMutate, Messages::readCheckAndMutate, (a, e) -> {
+            assertThat(a.row()).isEqualTo(e.row());
+            assertThat(a.family()).isEqualTo(e.family());
+            assertThat(a.qualifier()).isEqualTo(e.qualifier());
+            assertThat(a.expected()).isEqualTo(e.expected());
+            assertThat(a.mutations()).hasSameSizeAs(e.mutations());
+            for (int i = 0; i < e.mutations().size(); i++) {
+                assertSameMutation(a.mutations().get(i), e.mutations().get(i));
+            }
+        });
+    }
+
+    @Property(tries = 200)
+    void tableDescriptorsRoundTrip(@ForAll("tables") TableDescriptor table) {
+        roundTrip(table, Messages::writeTable, Messages::readTable, (a, e) -> assertThat(a).isEqualTo(e));
+    }
+
+    @Property(tries = 100)
+    void tableListsRoundTrip(@ForAll @Size(max = 4) List<@From("tables") TableDescriptor> tables) {
+        roundTrip(tables, Messages::writeTables, Messages::readTables, (a, e) -> assertThat(a).isEqualTo(e));
+    }
+
+    @Property(tries = 300)
+    void resultListsRoundTrip(@ForAll @Size(max = 6) List<@From("results") Result> results) {
+        roundTrip(results, Messages::writeResults, Messages::readResults, MessagesTest::assertSameResults);
+    }
+
+    @Property(tries = 100)
+    void errorsRoundTrip(@ForAll String message, @ForAll @Size(max = 3) List<String> args) {
+        List<String> expected = new ArrayList<>();
+        expected.add(message);
+        expected.addAll(args);
+        roundTrip(expected, (buf, l) -> Messages.writeError(buf, l.getFirst(), l.subList(1, l.size())),
+                Messages::readError, (a, e) -> assertThat(a).isEqualTo(e));
+    }
+
+    // ------------------------------------------------------------------ corrupted encodings
+
+    @Property(tries = 1000)
+    void aCorruptedMutationIsRefusedCleanly(@ForAll("mutations") Mutation m, @ForAll @Positive int where,
+                                            @ForAll @IntRange(min = 1, max = 255) int mask) {
+        corrupted(m, Messages::writeMutation, Messages::readMutation, where, mask);
+    }
+
+    @Property(tries = 500)
+    void aCorruptedScanIsRefusedCleanly(@ForAll("scans") Scan scan, @ForAll @Positive int where,
+                                        @ForAll @IntRange(min = 1, max = 255) int mask) {
+        corrupted(scan, Messages::writeScan, Messages::readScan, where, mask);
+    }
+
+    @Property(tries = 500)
+    void aCorruptedCheckIsRefusedCleanly(@ForAll("checks") CheckAndMutate check, @ForAll @Positive int where,
+                                         @ForAll @IntRange(min = 1, max = 255) int mask) {
+        corrupted(check, Messages::writeCheckAndMutate, Messages::readCheckAndMutate, where, mask);
+    }
+
+    @Property(tries = 500)
+    void aCorruptedTableIsRefusedCleanly(@ForAll("tables") TableDescriptor table, @ForAll @Positive int where,
+                                         @ForAll @IntRange(min = 1, max = 255) int mask) {
+        corrupted(table, Messages::writeTable, Messages::readTable, where, mask);
+    }
+
+    @Property(tries = 500)
+    void aCorruptedResultListIsRefusedCleanly(@ForAll @Size(max = 4) List<@From("results") Result> results,
+                                              @ForAll @Positive int where, @ForAll @IntRange(min = 1, max = 255) int mask) {
+        corrupted(results, Messages::writeResults, Messages::readResults, where, mask);
+    }
+
+    // ------------------------------------------------------------------ named refusals
+
+    @Test
+    void aForgedMutationCountIsRefusedBeforeAnyListIsSized() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, Integer.MAX_VALUE);
+        buf.writeZero(20);
+        assertThatThrownBy(() -> Messages.readMutations(buf)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutations cannot fit");
+    }
+
+    @Test
+    void aMutationWhoseCellsNameAnotherRowIsRefused() {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(0);
+        Wire.writeBytes(buf, new byte[] {'a'});
+        buf.writeLong(1);
+        Wire.writeCells(buf, List.of(Cell.put("b", "f", "q", 1, "v")));
+        assertThatThrownBy(() -> Messages.readMutation(buf)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("row a").hasMessageContaining("row b");
+    }
+
+    @Test
+    void anUnknownMutationKindAndWrongCellTypesAreRefused() {
+        ByteBuf kind = Unpooled.buffer();
+        kind.writeByte(7);
+        Wire.writeBytes(kind, new byte[] {'a'});
+        kind.writeLong(1);
+        Wire.writeCells(kind, List.of());
+        assertThatThrownBy(() -> Messages.readMutation(kind)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mutation kind 7");
+
+        ByteBuf putOfDelete = Unpooled.buffer();
+        putOfDelete.writeByte(0);
+        Wire.writeBytes(putOfDelete, new byte[] {'a'});
+        putOfDelete.writeLong(1);
+        Wire.writeCells(putOfDelete, List.of(Cell.of(new byte[] {'a'}, new byte[] {'f'}, new byte[0], 1,
+                CellType.DELETE_FAMILY, new byte[0])));
+        assertThatThrownBy(() -> Messages.readMutation(putOfDelete)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("put carries a cell of type DELETE_FAMILY");
+
+        ByteBuf shortAmount = Unpooled.buffer();
+        shortAmount.writeByte(2);
+        Wire.writeBytes(shortAmount, new byte[] {'a'});
+        shortAmount.writeLong(Mutation.LATEST_TIMESTAMP);
+        Wire.writeCells(shortAmount, List.of(Cell.put(new byte[] {'a'}, new byte[] {'f'}, new byte[] {'q'},
+                Mutation.LATEST_TIMESTAMP, new byte[3])));
+        assertThatThrownBy(() -> Messages.readMutation(shortAmount)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("increment amount of 3 bytes");
+    }
+
+    @Test
+    void resultsThatMixRowsOrMiscountTheirCellsAreRefused() {
+        ByteBuf mixed = Unpooled.buffer();
+        Wire.writeVarint(mixed, 1);
+        Wire.writeVarint(mixed, 2);
+        Wire.writeBoolean(mixed, false);
+        Wire.writeCells(mixed, List.of(Cell.put("a", "f", "q", 1, "v"), Cell.put("b", "f", "q", 1, "v")));
+        assertThatThrownBy(() -> Messages.readResults(mixed)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("mixes rows");
+
+        ByteBuf miscounted = Unpooled.buffer();
+        Wire.writeVarint(miscounted, 1);
+        Wire.writeVarint(miscounted, 3);
+        Wire.writeBoolean(miscounted, false);
+        Wire.writeCells(miscounted, List.of(Cell.put("a", "f", "q", 1, "v")));
+        assertThatThrownBy(() -> Messages.readResults(miscounted)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("claim 3 cells");
+
+        ByteBuf forged = Unpooled.buffer();
+        Wire.writeVarint(forged, Integer.MAX_VALUE);
+        forged.writeZero(10);
+        assertThatThrownBy(() -> Messages.readResults(forged)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("results cannot fit");
+    }
+
+    @Test
+    void aTableWithAnUnknownCodecOrForgedFamilyCountIsRefused() {
+        ByteBuf buf = Unpooled.buffer();
+        Messages.writeTable(buf, TableDescriptor.of("t", "f"));
+        buf.setByte(buf.writerIndex() - 1, Compression.values().length);
+        assertThatThrownBy(() -> Messages.readTable(buf)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("compression");
+        ByteBuf forged = Unpooled.buffer();
+        Wire.writeString(forged, "t");
+        Wire.writeVarint(forged, Integer.MAX_VALUE);
+        assertThatThrownBy(() -> Messages.readTable(forged)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("families cannot fit");
+    }
+
+    @Test
+    void aBodyThatDecodesToAnInvalidObjectIsAnIllegalArgument() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeString(buf, "bad name!");
+        Wire.writeVarint(buf, 0);
+        assertThatThrownBy(() -> Messages.readTable(buf)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bad name!");
+        ByteBuf zeroVersions = Unpooled.buffer();
+        Messages.writeGet(zeroVersions, Get.of("r"));
+        zeroVersions.setByte(zeroVersions.writerIndex() - 1, 0); // max versions, the last field
+        assertThatThrownBy(() -> Messages.readGet(zeroVersions)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("versions");
+    }
+}
