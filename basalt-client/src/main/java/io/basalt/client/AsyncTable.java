@@ -48,4 +48,20 @@ public interface AsyncTable {
 
     /** Every row of a scan, gathered into one list; use {@link #scanner} for large scans. */
     CompletableFuture<List<Result>> scanAll(Scan scan);
+
+    /**
+     * Streams a scan's rows to {@code consumer} without blocking the caller, with backpressure:
+     * the consumer can suspend the flow and resume it later, or terminate it. Rows come one at a
+     * time in scan order from one thread (a virtual thread that owns the scanner).
+     */
+    default void scan(Scan scan, ScanConsumer consumer) {
+        ResultScanner scanner;
+        try {
+            scanner = scanner(scan);
+        } catch (RuntimeException e) {
+            consumer.onError(e);
+            return;
+        }
+        ScanDriver.start(scanner, consumer);
+    }
 }

@@ -333,6 +333,112 @@ public abstract class AsyncTableContract {
         assertThat(rows(new Scan())).containsExactly("a", "b", "bb", "c", "e");
     }
 
+    /** A consumer that records what it is given, for the consumer-style scan. */
+    private static final class Recorder implements ScanConsumer {
+        final List<String> rows = java.util.Collections.synchronizedList(new ArrayList<>());
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final java.util.function.BiConsumer<Result, ScanController> onRow;
+
+        Recorder(java.util.function.BiConsumer<Result, ScanController> onRow) {
+            this.onRow = onRow;
+        }
+
+        @Override
+        public void onNext(Result row, ScanController controller) {
+            rows.add(str(row.row()));
+            onRow.accept(row, controller);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            done.completeExceptionally(error);
+        }
+
+        @Override
+        public void onComplete() {
+            done.complete(null);
+        }
+    }
+
+    @Test
+    void scanConsumerGetsEveryRowInOrderThenCompletes() throws Exception {
+        fiveRows();
+        Recorder r = new Recorder((_, _) -> { });
+        table.scan(new Scan().setCaching(2), r);
+        await(r.done);
+        assertThat(r.rows).containsExactly("a", "b", "c", "d", "e");
+    }
+
+    @Test
+    void scanConsumerThatSuspendsGetsNothingUntilItResumes() throws Exception {
+        fiveRows();
+        java.util.concurrent.BlockingQueue<ScanController.Resumer> resumers =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        Recorder r = new Recorder((_, c) -> resumers.add(c.suspend()));
+        table.scan(new Scan().setCaching(1), r);
+        for (int delivered = 1; delivered <= 5; delivered++) {
+            ScanController.Resumer resumer = resumers.poll(30, TimeUnit.SECONDS);
+            assertThat(resumer).as("row %d was delivered and suspended the scan", delivered).isNotNull();
+            assertThat(r.rows).hasSize(delivered);
+            assertThat(r.done).isNotDone();
+            resumer.resume();
+            resumer.resume(); // idempotent
+        }
+        await(r.done);
+        assertThat(r.rows).containsExactly("a", "b", "c", "d", "e");
+    }
+
+    @Test
+    void scanConsumerCanTerminateEarly() throws Exception {
+        fiveRows();
+        Recorder r = new Recorder((row, c) -> {
+            if (str(row.row()).equals("b")) {
+                c.terminate();
+            }
+        });
+        table.scan(new Scan(), r);
+        await(r.done);
+        assertThat(r.rows).containsExactly("a", "b");
+    }
+
+    @Test
+    void scanConsumerHearsOfAFailure() {
+        Recorder r = new Recorder((_, _) -> { });
+        connection.table("missing").scan(new Scan(), r);
+        assertThatThrownBy(() -> await(r.done)).isInstanceOf(TableNotFoundException.class);
+    }
+
+    @Test
+    void aRowWiderThanMaxResultSizeComesWholeUnlessPartialsAreAllowed() throws Exception {
+        Put wide = Put.of("w");
+        for (int i = 0; i < 50; i++) {
+            wide.addColumn("f", String.format("q%02d", i), "value-" + i);
+        }
+        await(table.put(wide));
+        put("x", "f", "q", 1, "after");
+        List<Result> whole = await(table.scanAll(new Scan().setMaxResultSize(100)));
+        assertThat(whole).hasSize(2);
+        assertThat(whole.getFirst().size()).isEqualTo(50);
+        assertThat(whole.getFirst().isPartial()).isFalse();
+        List<String> viaScanner = new ArrayList<>();
+        try (ResultScanner s = table.scanner(new Scan().setMaxResultSize(100))) {
+            for (Result r : s) {
+                assertThat(r.isPartial()).isFalse();
+                viaScanner.add(str(r.row()) + ":" + r.size());
+            }
+        }
+        assertThat(viaScanner).containsExactly("w:50", "x:1");
+
+        List<Result> parts = await(table.scanAll(new Scan().setMaxResultSize(100).setAllowPartialResults(true)));
+        List<Cell> cells = new ArrayList<>();
+        for (Result r : parts.subList(0, parts.size() - 1)) {
+            assertThat(str(r.row())).isEqualTo("w");
+            cells.addAll(r.cells());
+        }
+        assertThat(cells).hasSize(50);
+        assertThat(str(parts.getLast().row())).isEqualTo("x");
+    }
+
     // ------------------------------------------------------------------ errors
 
     @Test

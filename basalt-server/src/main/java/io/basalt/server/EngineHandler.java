@@ -245,6 +245,8 @@ public final class EngineHandler implements RequestHandler {
         final long maxBytes;
         volatile long lastUsed = System.nanoTime();
         boolean closed;
+        /** What the last batch could not take: the next batch starts with it. */
+        private Result carry;
 
         ServerScanner(long id, ServerConnection owner, ResultScanner scanner, Scan scan) {
             this.id = id;
@@ -254,28 +256,67 @@ public final class EngineHandler implements RequestHandler {
             this.maxBytes = scan.maxResultSize();
         }
 
-        /** The next batch; {@code more} is false once the scan is over (and then it is closed). */
+        /**
+         * The next batch; {@code more} is false once the scan is over (and then it is closed).
+         * Whole results go in until the batch has {@code caching} of them or {@code maxBytes};
+         * a result that would not fit waits for the next batch, and one larger than
+         * {@code maxBytes} on its own is cut into partial results of about {@code maxBytes}.
+         */
         synchronized boolean next(List<Result> out) {
             if (closed) {
                 throw new UnknownScannerException("scanner " + id + " was closed");
             }
+            lastUsed = System.nanoTime();
             long bytes = 0;
             try {
-                while (out.isEmpty() || ((caching == 0 || out.size() < caching) && bytes < maxBytes)) {
-                    Result r = scanner.next();
+                while (caching == 0 || out.size() < caching) {
+                    Result r = carry != null ? carry : scanner.next();
+                    carry = null;
                     if (r == null) {
                         close();
                         return false;
                     }
-                    out.add(r);
-                    for (Cell cell : r.cells()) {
-                        bytes += CellLayout.encodedLength(cell);
+                    long size = size(r.cells(), 0, r.size());
+                    if (bytes + size <= maxBytes) {
+                        out.add(r);
+                        bytes += size;
+                    } else if (!out.isEmpty()) {
+                        carry = r; // starts the next batch
+                        return true;
+                    } else {
+                        cut(r, out);
+                        return true;
                     }
                 }
                 return true;
             } finally {
                 lastUsed = System.nanoTime();
             }
+        }
+
+        /** Adds the head of {@code r} (about maxBytes, at least one cell) as a partial result. */
+        private void cut(Result r, List<Result> out) {
+            List<Cell> cells = r.cells();
+            int end = 0;
+            long bytes = 0;
+            while (end < cells.size() && (end == 0 || bytes + CellLayout.encodedLength(cells.get(end)) <= maxBytes)) {
+                bytes += CellLayout.encodedLength(cells.get(end));
+                end++;
+            }
+            if (end == cells.size()) {
+                out.add(r);
+                return;
+            }
+            out.add(Result.of(cells.subList(0, end), true));
+            carry = Result.of(cells.subList(end, cells.size()), r.isPartial());
+        }
+
+        private static long size(List<Cell> cells, int from, int to) {
+            long bytes = 0;
+            for (int i = from; i < to; i++) {
+                bytes += CellLayout.encodedLength(cells.get(i));
+            }
+            return bytes;
         }
 
         synchronized void close() {

@@ -1,5 +1,6 @@
 package io.basalt.client.net;
 
+import io.basalt.cell.Cell;
 import io.basalt.client.BasaltException;
 import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
@@ -14,6 +15,11 @@ import java.util.concurrent.CompletionException;
 
 /**
  * A scan served by a server-side scanner, one batch per round trip.
+ *
+ * <p>The server may split a row larger than the scan's {@code maxResultSize} over several
+ * batches, as partial results. Unless the caller allowed partial results (or set a batch size,
+ * which asks for parts), the parts are joined back into one result before the caller sees it:
+ * the only case where cells are copied into a new list.
  *
  * <p>Each batch is decoded once ({@link Messages#readResults}) and its results are handed out
  * from that list: nothing is copied into a second collection. While the caller works through a
@@ -40,11 +46,14 @@ final class RemoteScanner implements ResultScanner {
     private boolean lastPartial;
     private long returned;
     private boolean closed;
+    /** Whether parts of rows are joined before the caller sees them. */
+    private final boolean stitch;
 
     RemoteScanner(RpcClient rpc, String table, Scan scan) {
         this.rpc = rpc;
         this.table = table;
         this.scan = scan.copy();
+        this.stitch = !scan.allowPartialResults() && scan.batch() == 0;
     }
 
     private CompletableFuture<Batch> open(Scan s) {
@@ -77,9 +86,53 @@ final class RemoteScanner implements ResultScanner {
 
     @Override
     public Result next() {
+        if (!stitch) {
+            return nextRaw();
+        }
+        List<Cell> row = null;
+        while (true) {
+            Result r;
+            try {
+                r = nextRaw();
+            } catch (RowRestarted e) {
+                row = null; // the scan resumed at the start of the row being stitched
+                continue;
+            }
+            if (r == null) {
+                if (row != null) {
+                    throw new BasaltException("the scan of table '" + table + "' ended inside a partial row");
+                }
+                return null;
+            }
+            if (row == null && !r.isPartial()) {
+                return r;
+            }
+            if (row == null) {
+                row = new ArrayList<>(r.cells());
+            } else {
+                row.addAll(r.cells());
+            }
+            if (!r.isPartial()) {
+                return Result.of(row);
+            }
+        }
+    }
+
+    /** The resumed scan starts again at the row whose parts were being stitched. */
+    private static final class RowRestarted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RowRestarted() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** The next result as the server sent it, whole row or part. */
+    private Result nextRaw() {
         if (closed) {
             return null;
         }
+        boolean restarted = false;
         while (index >= batch.size()) {
             if (!opened) {
                 take(await(open(scan)));
@@ -94,8 +147,13 @@ final class RemoteScanner implements ResultScanner {
             try {
                 take(await(pending));
             } catch (ScannerExpiredException e) {
+                restarted |= lastPartial;
                 take(await(resume(e)));
             }
+        }
+        if (restarted) {
+            lastPartial = false;
+            throw new RowRestarted();
         }
         Result r = batch.get(index++);
         lastRow = r.row();
@@ -109,15 +167,18 @@ final class RemoteScanner implements ResultScanner {
         return r;
     }
 
-    /** Opens a new server scanner just after the last whole row returned. */
+    /**
+     * Opens a new server scanner just after the last whole row returned; or, when this scanner
+     * stitches parts of rows and was inside one, at that row again (its parts are dropped).
+     */
     private CompletableFuture<Batch> resume(ScannerExpiredException e) {
-        if (lastPartial) {
+        if (lastPartial && !stitch) {
             throw new ScannerExpiredException(e.getMessage() + "; the scan cannot resume because its last result "
                     + "was part of a row");
         }
         Scan rest = scan.copy();
         if (lastRow != null) {
-            rest.withStartRow(lastRow, false);
+            rest.withStartRow(lastRow, lastPartial);
         }
         if (scan.limit() > 0) {
             rest.setLimit(scan.limit() - returned);
@@ -137,9 +198,33 @@ final class RemoteScanner implements ResultScanner {
     private CompletableFuture<List<Result>> collect(Batch b, List<Result> all) {
         all.addAll(b.results);
         if (!b.more) {
-            return CompletableFuture.completedFuture(all);
+            return CompletableFuture.completedFuture(stitch ? stitched(all) : all);
         }
         return fetch(b.scannerId).thenCompose(next -> collect(next, all));
+    }
+
+    /** Joins each run of partial results with the result that ends it. */
+    private static List<Result> stitched(List<Result> results) {
+        List<Result> out = new ArrayList<>(results.size());
+        List<Cell> row = null;
+        for (Result r : results) {
+            if (row == null && !r.isPartial()) {
+                out.add(r);
+                continue;
+            }
+            if (row == null) {
+                row = new ArrayList<>();
+            }
+            row.addAll(r.cells());
+            if (!r.isPartial()) {
+                out.add(Result.of(row));
+                row = null;
+            }
+        }
+        if (row != null) {
+            throw new BasaltException("the scan ended inside a partial row");
+        }
+        return out;
     }
 
     private static <T> T await(CompletableFuture<T> f) {
