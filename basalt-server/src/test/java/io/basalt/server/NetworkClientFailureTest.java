@@ -1,0 +1,202 @@
+package io.basalt.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.ConnectionClosedException;
+import io.basalt.client.Get;
+import io.basalt.client.OperationTimeoutException;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.ClientOptions;
+import io.basalt.client.net.Messages;
+import io.basalt.protocol.OpCode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The network client when the server misbehaves: dies with requests in flight, never answers,
+ * drops a connection, or comes back. Fake servers on plain sockets script each failure.
+ */
+class NetworkClientFailureTest {
+
+    @TempDir
+    Path dir;
+
+    private static Connection connect(int port, ClientOptions options) {
+        return Basalt.connect("basalt://127.0.0.1:" + port, options, StoreOptions.defaults());
+    }
+
+    private static ClientOptions.Builder options() {
+        return ClientOptions.builder().retryBackoff(Duration.ofMillis(10)).connectTimeout(Duration.ofSeconds(10));
+    }
+
+    /** Waits (generously) for a future that must fail, and returns its cause. */
+    private static Throwable failure(CompletableFuture<?> f) throws InterruptedException {
+        try {
+            f.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the request hung", e);
+        }
+        throw new AssertionError("the request succeeded");
+    }
+
+    private static List<CompletableFuture<?>> getsAndPuts(AsyncTable t, int n) {
+        List<CompletableFuture<?>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            futures.add(i % 2 == 0 ? t.get(Get.of("r" + i)) : t.put(Put.of("r" + i).addColumn("f", "q", "v")));
+        }
+        return futures;
+    }
+
+    @Test
+    void whenTheServerDiesEveryPendingRequestFailsNamingIt() throws Exception {
+        int requests = 200;
+        // reads every request, answers none, then closes the connection
+        try (FakeServer fake = new FakeServer(conn -> {
+            for (int i = 0; i < requests; i++) {
+                conn.read();
+            }
+        }); Connection c = connect(fake.port(), options().retries(0).build())) {
+            List<CompletableFuture<?>> futures = getsAndPuts(c.table("t"), requests);
+            for (CompletableFuture<?> f : futures) {
+                assertThat(failure(f)).isInstanceOf(ConnectionClosedException.class)
+                        .hasMessageContaining(fake.address()).hasMessageContaining("in flight");
+            }
+            assertThat(fake.requests).hasSize(requests);
+        }
+    }
+
+    @Test
+    void whenTheServerGoesAwayRetriesEndInAnErrorNamingIt() throws Exception {
+        FakeServer fake = new FakeServer(conn -> conn.read());
+        try (Connection c = connect(fake.port(), options().retries(2).build())) {
+            CompletableFuture<Result> first = c.table("t").get(Get.of("a"));
+            assertThat(failure(first)).isInstanceOf(ConnectionClosedException.class)
+                    .hasMessageContaining(fake.address());
+            fake.close(); // now nothing listens: connecting fails, and the error still names the server
+            assertThat(failure(c.table("t").get(Get.of("b")))).isInstanceOf(ConnectionClosedException.class)
+                    .hasMessageContaining(fake.address());
+        }
+    }
+
+    @Test
+    void aRequestToAServerThatNeverAnswersTimesOutNamingTheOpAndServer() throws Exception {
+        try (FakeServer fake = new FakeServer(FakeServer::silent);
+             Connection c = connect(fake.port(), options().operationTimeout(Duration.ofMillis(300)).retries(0).build())) {
+            Throwable t = failure(c.table("t").get(Get.of("r")));
+            assertThat(t).isInstanceOf(OperationTimeoutException.class).hasMessageContaining("GET on table 't'")
+                    .hasMessageContaining(fake.address()).hasMessageContaining("300 ms");
+            Throwable p = failure(c.table("t").put(Put.of("r").addColumn("f", "q", "v")));
+            assertThat(p).isInstanceOf(OperationTimeoutException.class).hasMessageContaining("PUT on table 't'")
+                    .hasMessageContaining(fake.address());
+        }
+    }
+
+    @Test
+    void aTimedOutGetIsRetriedAndATimedOutPutIsNot() throws Exception {
+        try (FakeServer fake = new FakeServer(FakeServer::silent);
+             Connection c = connect(fake.port(), options().operationTimeout(Duration.ofMillis(200)).retries(2).build())) {
+            assertThat(failure(c.table("t").get(Get.of("r")))).isInstanceOf(OperationTimeoutException.class);
+            assertThat(fake.requests).extracting(FakeServer.Request::op)
+                    .containsExactly(OpCode.GET, OpCode.GET, OpCode.GET);
+            fake.requests.clear();
+            assertThat(failure(c.table("t").put(Put.of("r").addColumn("f", "q", "v"))))
+                    .isInstanceOf(OperationTimeoutException.class);
+            Thread.sleep(500); // time for a wrong retry (backoff 10 ms) to arrive
+            assertThat(fake.requests).extracting(FakeServer.Request::op).containsExactly(OpCode.PUT);
+        }
+    }
+
+    @Test
+    void anIdempotentGetIsRetriedAfterTheConnectionDiesAndSucceeds() throws Exception {
+        // the first connection dies after reading one request; later ones answer
+        try (FakeServer fake = new FakeServer(conn -> {
+            if (conn.number == 1) {
+                conn.read();
+                return;
+            }
+            while (true) {
+                conn.respond(conn.read(), b -> Messages.writeResult(b, Result.empty()));
+            }
+        }); Connection c = connect(fake.port(), options().retries(3).build())) {
+            Result r = c.table("t").get(Get.of("r")).get(30, TimeUnit.SECONDS);
+            assertThat(r.isEmpty()).isTrue();
+            assertThat(fake.requests).extracting(FakeServer.Request::connection, FakeServer.Request::op)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(1, OpCode.GET),
+                            org.assertj.core.groups.Tuple.tuple(2, OpCode.GET));
+        }
+    }
+
+    @Test
+    void aPutThatMayHaveReachedTheServerIsNotRetriedAndTheNextRequestReconnects() throws Exception {
+        try (FakeServer fake = new FakeServer(conn -> {
+            if (conn.number == 1) {
+                conn.read();
+                return;
+            }
+            while (true) {
+                conn.respond(conn.read(), _ -> { });
+            }
+        }); Connection c = connect(fake.port(), options().retries(3).build())) {
+            Throwable t = failure(c.table("t").put(Put.of("r").addColumn("f", "q", "v")));
+            assertThat(t).isInstanceOf(ConnectionClosedException.class).hasMessageContaining(fake.address())
+                    .hasMessageContaining("PUT on table 't'");
+            Thread.sleep(500); // time for a wrong retry (backoff 10 ms) to arrive
+            assertThat(fake.requests).hasSize(1);
+            assertThat(fake.accepted.get()).isEqualTo(1);
+
+            c.table("t").put(Put.of("r").addColumn("f", "q", "v")).get(30, TimeUnit.SECONDS);
+            assertThat(fake.accepted.get()).as("a new connection").isEqualTo(2);
+            assertThat(fake.requests).extracting(FakeServer.Request::connection).containsExactly(1, 2);
+        }
+    }
+
+    @Test
+    void aGetWaitingOnADownServerSucceedsWhenItComesBackOnTheSamePort() throws Exception {
+        ServerConfig config = ServerConfig.defaults().withPort(0).withDataDir(dir).withIoThreads(1);
+        BasaltServer server = BasaltServer.start(config);
+        int port = server.address().getPort();
+        try (Connection c = connect(port, options().retries(12).build())) {
+            c.admin().createTable(TableDescriptor.of("t", "f")).get(30, TimeUnit.SECONDS);
+            c.table("t").put(Put.of("r").addColumn("f", "q", "v")).get(30, TimeUnit.SECONDS);
+            server.close();
+            CompletableFuture<Result> get = c.table("t").get(Get.of("r")); // retried while nothing listens
+            server = BasaltServer.start(config.withPort(port));
+            Result r = get.get(60, TimeUnit.SECONDS);
+            assertThat(r.value("f", "q")).asString().isEqualTo("v");
+            // and the connection it made serves the next request
+            assertThat(c.table("t").get(Get.of("r")).get(30, TimeUnit.SECONDS).value("f", "q")).asString()
+                    .isEqualTo("v");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aClosedClientFailsNewRequestsAtOnce() throws Exception {
+        try (FakeServer fake = new FakeServer(FakeServer::silent)) {
+            Connection c = connect(fake.port(), options().build());
+            CompletableFuture<Result> pending = c.table("t").get(Get.of("r"));
+            c.close();
+            assertThat(failure(pending)).isInstanceOf(ConnectionClosedException.class)
+                    .hasMessageContaining(fake.address());
+            assertThatThrownBy(() -> c.table("t").get(Get.of("r")).join())
+                    .hasCauseInstanceOf(ConnectionClosedException.class);
+        }
+    }
+}
