@@ -1,7 +1,6 @@
 package io.basalt.client;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -11,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Buffers mutations for one table and sends them in batches, so many small writes cost a few
@@ -27,9 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * a future that never completed.
  *
  * <p>Here the critical section ({@link #lock}) only appends to the current batch and, when a
- * trigger fires, swaps it for an empty one and queues it. Everything slow happens outside:
- * sending, and every user callback (futures are completed by the table's threads, never while
- * the lock is held, so a callback may call {@link #mutate} again). Rules the tests pin:
+ * trigger fires, swaps it for an empty one. Everything slow happens outside: sending, and every
+ * user callback (futures are completed by the table's threads, never while the lock is held, so a
+ * callback may call {@link #mutate} again). Rules the tests pin:
  * <ul>
  *   <li>Triggers: buffered bytes reach {@code writeBufferSize}; the count reaches
  *       {@code maxMutations} (only when it is positive); the periodic timer, measured from the
@@ -38,10 +38,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the batch is swapped for any other reason, and a timer that fires late for a batch already
  *       sent finds a different batch generation and does nothing. All timer state is guarded by
  *       {@link #lock}, the same lock as the buffer.</li>
- *   <li>Queued batches are sent in the order they were swapped, by whichever thread finds the
- *       send queue idle (one drainer at a time, guarded by a flag), so one thread's mutations
- *       reach the table in the order it called {@link #mutate}; the table applies mutations of one
- *       row in the order it receives them.</li>
+ *   <li>The thread that swaps a batch out sends it (the timer's thread for a periodic flush), and
+ *       only that batch: a writer never waits for a send it did not trigger, and a send that
+ *       stalls in {@code table.batch()} holds back no other batch. An earlier version had one
+ *       drainer send every queued batch in order; with a {@code batch()} that blocks 1 ms, 100
+ *       writers queued batches faster than one drainer sent them, the drainer's own
+ *       {@code mutate} never returned and the queue filled a 2 GiB heap within a second (the
+ *       {@code mutator} benchmark).</li>
+ *   <li>Ordering: a batch reaches the table in the order its mutations were buffered, and a
+ *       thread that is the only writer (with no periodic flush) sees all its mutations reach the
+ *       table in call order. Batches swapped by different threads may be in {@code batch()} at the same time and reach the table in
+ *       either order (as in HBase): a caller that needs two mutations of one row applied in order
+ *       across writers waits for the first one's future (or {@link #flush()}) before the second.</li>
  *   <li>{@link #close()} marks the mutator closed and swaps the last batch in one critical section;
  *       a {@code mutate} either got in before (its mutation is sent) or sees it closed and fails at
  *       once. No future is left uncompleted.</li>
@@ -84,14 +92,12 @@ public final class BufferedMutator implements AutoCloseable {
     private final Duration periodicFlush;
     private final long maxKeyValueSize;
     private final FailureListener listener;
-    private final ScheduledExecutorService timer;
+    private final Supplier<ScheduledExecutorService> timer;
 
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
     private Batch current = new Batch(0);
-    private final ArrayDeque<Batch> toSend = new ArrayDeque<>();
     private final List<CompletableFuture<Void>> unfinished = new ArrayList<>();
-    private boolean draining;
     private boolean closed;
     private CompletableFuture<Void> closing;
 
@@ -127,7 +133,7 @@ public final class BufferedMutator implements AutoCloseable {
         validate(mutation);
         CompletableFuture<Void> future = new CompletableFuture<>();
         long size = mutation.heapSize();
-        boolean send = false;
+        Batch full = null;
         lock.lock();
         try {
             if (closed) {
@@ -135,22 +141,24 @@ public final class BufferedMutator implements AutoCloseable {
                         + "' is closed; it accepts no more mutations");
             }
             Batch batch = current;
+            if (batch.mutations.isEmpty() && periodicFlush.isPositive()) {
+                // Armed before the mutation is buffered: when the timer cannot run (its connection
+                // closed), the call fails and buffers nothing.
+                long generation = batch.generation;
+                batch.timer = timer.get().schedule(() -> timerFired(generation), periodicFlush.toNanos(),
+                        TimeUnit.NANOSECONDS);
+            }
             batch.mutations.add(mutation);
             batch.futures.add(future);
             batch.bytes += size;
-            if (batch.mutations.size() == 1 && periodicFlush.isPositive()) {
-                long generation = batch.generation;
-                batch.timer = timer.schedule(() -> timerFired(generation), periodicFlush.toNanos(), TimeUnit.NANOSECONDS);
-            }
             if (batch.bytes >= writeBufferSize || (maxMutations > 0 && batch.mutations.size() >= maxMutations)) {
-                swap();
-                send = true;
+                full = swap();
             }
         } finally {
             lock.unlock();
         }
-        if (send) {
-            drain();
+        if (full != null) {
+            send(full);
         }
         return future;
     }
@@ -170,20 +178,24 @@ public final class BufferedMutator implements AutoCloseable {
         }
     }
 
-    /** Queues the current batch for sending and starts a new one. Caller holds the lock. */
-    private void swap() {
+    /**
+     * Starts a new batch and returns the full one for the caller to send once it released the
+     * lock, or {@code null} when there was nothing buffered. Caller holds the lock.
+     */
+    private Batch swap() {
         Batch full = current;
         current = new Batch(full.generation + 1);
         if (full.timer != null) {
             full.timer.cancel(false);
         }
-        if (!full.mutations.isEmpty()) {
-            toSend.add(full);
-            CompletableFuture<Void> done = CompletableFuture.allOf(full.futures.toArray(CompletableFuture[]::new))
-                    .exceptionally(failure -> null);
-            unfinished.add(done);
-            done.whenComplete((ignored, failure) -> forget(done));
+        if (full.mutations.isEmpty()) {
+            return null;
         }
+        CompletableFuture<Void> done = CompletableFuture.allOf(full.futures.toArray(CompletableFuture[]::new))
+                .exceptionally(failure -> null);
+        unfinished.add(done);
+        done.whenComplete((ignored, failure) -> forget(done));
+        return full;
     }
 
     private void forget(CompletableFuture<Void> done) {
@@ -196,45 +208,20 @@ public final class BufferedMutator implements AutoCloseable {
     }
 
     private void timerFired(long generation) {
+        Batch full;
         lock.lock();
         try {
             if (current.generation != generation || current.mutations.isEmpty()) {
                 return; // a stale timer: its batch was already sent
             }
-            swap();
+            full = swap();
         } finally {
             lock.unlock();
         }
-        drain();
+        send(full);
     }
 
-    /** Sends queued batches in order; one thread at a time does it. */
-    private void drain() {
-        while (true) {
-            Batch batch;
-            lock.lock();
-            try {
-                if (draining || toSend.isEmpty()) {
-                    return; // the drainer at work sends what was queued, in order
-                }
-                draining = true;
-                batch = toSend.poll();
-            } finally {
-                lock.unlock();
-            }
-            try {
-                send(batch);
-            } finally {
-                lock.lock();
-                try {
-                    draining = false;
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-    }
-
+    /** Hands a swapped-out batch to the table; never called with the lock held. */
     private void send(Batch batch) {
         List<CompletableFuture<Object>> results;
         try {
@@ -275,14 +262,17 @@ public final class BufferedMutator implements AutoCloseable {
      */
     public CompletableFuture<Void> flush() {
         CompletableFuture<Void> all;
+        Batch full;
         lock.lock();
         try {
-            swap();
+            full = swap();
             all = CompletableFuture.allOf(unfinished.toArray(CompletableFuture[]::new));
         } finally {
             lock.unlock();
         }
-        drain();
+        if (full != null) {
+            send(full);
+        }
         return all;
     }
 
@@ -292,19 +282,22 @@ public final class BufferedMutator implements AutoCloseable {
      */
     public CompletableFuture<Void> closeAsync() {
         CompletableFuture<Void> result;
+        Batch full;
         lock.lock();
         try {
             if (closing != null) {
                 return closing;
             }
             closed = true;
-            swap();
+            full = swap();
             closing = CompletableFuture.allOf(unfinished.toArray(CompletableFuture[]::new));
             result = closing;
         } finally {
             lock.unlock();
         }
-        drain();
+        if (full != null) {
+            send(full);
+        }
         return result;
     }
 
@@ -314,15 +307,11 @@ public final class BufferedMutator implements AutoCloseable {
         closeAsync().join();
     }
 
-    /** Mutations buffered and not yet handed to the table. */
+    /** Mutations in the current batch, not yet swapped out for sending. */
     public int buffered() {
         lock.lock();
         try {
-            int n = current.mutations.size();
-            for (Batch batch : toSend) {
-                n += batch.mutations.size();
-            }
-            return n;
+            return current.mutations.size();
         } finally {
             lock.unlock();
         }
@@ -336,7 +325,7 @@ public final class BufferedMutator implements AutoCloseable {
         private Duration periodicFlush = Duration.ZERO;
         private long maxKeyValueSize = DEFAULT_MAX_KEY_VALUE_SIZE;
         private FailureListener listener;
-        private ScheduledExecutorService timer = SHARED_TIMER;
+        private Supplier<ScheduledExecutorService> timer = () -> SHARED_TIMER;
 
         private Builder(AsyncTable table) {
             this.table = Objects.requireNonNull(table, "table");
@@ -379,11 +368,20 @@ public final class BufferedMutator implements AutoCloseable {
         }
 
         /**
-         * The scheduler for periodic flushes; mutators of one connection share one. The default is
-         * one daemon thread shared by every mutator of the process, never a thread per mutator.
+         * The scheduler for periodic flushes. Mutators built by {@link Connection#bufferedMutator}
+         * share their connection's {@link ConnectionTimer}; for a mutator built with
+         * {@link BufferedMutator#builder} the default is one daemon thread shared by every such
+         * mutator of the process, never a thread per mutator.
          */
         public Builder timer(ScheduledExecutorService scheduler) {
-            this.timer = Objects.requireNonNull(scheduler, "scheduler");
+            Objects.requireNonNull(scheduler, "scheduler");
+            this.timer = () -> scheduler;
+            return this;
+        }
+
+        /** A connection's timer, its thread started when a periodic flush is first armed. */
+        Builder timer(ConnectionTimer connectionTimer) {
+            this.timer = connectionTimer::scheduler;
             return this;
         }
 

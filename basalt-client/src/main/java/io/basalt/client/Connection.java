@@ -14,6 +14,18 @@ public interface Connection extends AutoCloseable {
      */
     AsyncTable table(String name);
 
+    /**
+     * Starts configuring a buffered mutator for the table called {@code name}. The periodic flushes
+     * of every mutator built here run on this connection's one timer thread ({@link ConnectionTimer}),
+     * started when first needed and stopped when the connection closes.
+     *
+     * @throws IllegalStateException when the connection is closed
+     */
+    default BufferedMutator.Builder bufferedMutator(String name) {
+        throw new UnsupportedOperationException(getClass().getSimpleName()
+                + " does not build buffered mutators yet; use BufferedMutator.builder(table(name))");
+    }
+
     /** Where this connection points, for messages: a directory or {@code host:port}. */
     String target();
 

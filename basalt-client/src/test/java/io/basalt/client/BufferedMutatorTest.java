@@ -185,35 +185,41 @@ class BufferedMutatorTest {
     }
 
     @Test
-    void oneThreadsMutationsOfOneRowReachTheTableInOrder() throws Exception {
+    void aSingleWritersMutationsOfOneRowReachTheTableInCallOrder() {
         BufferedMutator mutator = builder().maxMutations(3).build();
-        int threads = 8;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        for (int i = 0; i < 2000; i++) {
+            mutator.mutate(Put.of("row").addColumn("f", "seq", Integer.toString(i)));
+        }
+        mutator.close();
+        List<Mutation> applied = table.applied();
+        assertThat(applied).hasSize(2000);
+        for (int i = 0; i < applied.size(); i++) {
+            assertThat(new String(applied.get(i).cells().getFirst().valueBytes())).isEqualTo(Integer.toString(i));
+        }
+    }
+
+    @Test
+    void aSendStalledInTheTableHoldsBackNoOtherWritersBatch() throws Exception {
+        BufferedMutator mutator = builder().maxMutations(1).build();
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        table.stallNextBatch(stalled, release);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                String row = "row" + t;
-                done.add(pool.submit(() -> {
-                    for (int i = 0; i < 2000; i++) {
-                        mutator.mutate(Put.of(row).addColumn("f", "seq", Integer.toString(i)));
-                    }
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-            mutator.close();
+            Future<CompletableFuture<Void>> first = pool.submit(() -> mutator.mutate(put("first")));
+            assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
+
+            CompletableFuture<Void> second = mutator.mutate(put("second"));
+
+            assertThat(second).as("sent by its own writer while the first send is stalled").isCompleted();
+            assertThat(first).as("the first writer is still in its own send").isNotDone();
+            release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isCompleted();
+            assertThat(table.applied()).extracting(m -> new String(m.row())).containsExactly("first", "second");
         } finally {
+            release.countDown();
             pool.shutdownNow();
         }
-        int[] next = new int[threads];
-        for (Mutation m : table.applied()) {
-            int t = Integer.parseInt(new String(m.row()).substring(3));
-            int seq = Integer.parseInt(new String(m.cells().getFirst().valueBytes()));
-            assertThat(seq).as("row%d", t).isEqualTo(next[t]);
-            next[t]++;
-        }
-        assertThat(next).containsOnly(2000);
     }
 
     @Test

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 /**
@@ -13,9 +15,12 @@ import java.util.function.Predicate;
 final class RecordingTable implements AsyncTable {
 
     final List<List<Mutation>> batches = Collections.synchronizedList(new ArrayList<>());
+    /** The thread of each {@link #batch} call, in order. */
+    final List<Thread> senders = Collections.synchronizedList(new ArrayList<>());
     private final List<CompletableFuture<Object>> held = Collections.synchronizedList(new ArrayList<>());
     private volatile Predicate<Mutation> failWhen = m -> false;
     private volatile boolean hold;
+    private final AtomicReference<CountDownLatch[]> stallNext = new AtomicReference<>();
 
     void failWhen(Predicate<Mutation> predicate) {
         this.failWhen = predicate;
@@ -23,6 +28,14 @@ final class RecordingTable implements AsyncTable {
 
     void hold(boolean on) {
         this.hold = on;
+    }
+
+    /**
+     * Makes the next {@link #batch} call, once it recorded its batch, open {@code stalled} and block
+     * its caller until {@code release} opens: a send stuck in its preparation.
+     */
+    void stallNextBatch(CountDownLatch stalled, CountDownLatch release) {
+        stallNext.set(new CountDownLatch[] {stalled, release});
     }
 
     /** Completes every held mutation successfully. */
@@ -50,7 +63,17 @@ final class RecordingTable implements AsyncTable {
 
     @Override
     public List<CompletableFuture<Object>> batch(List<? extends Mutation> mutations) {
+        senders.add(Thread.currentThread());
         batches.add(List.copyOf(mutations));
+        CountDownLatch[] stall = stallNext.getAndSet(null);
+        if (stall != null) {
+            stall[0].countDown();
+            try {
+                stall[1].await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         List<CompletableFuture<Object>> out = new ArrayList<>();
         for (Mutation m : mutations) {
             if (failWhen.test(m)) {

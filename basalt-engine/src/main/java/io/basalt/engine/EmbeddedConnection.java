@@ -3,7 +3,9 @@ package io.basalt.engine;
 import io.basalt.client.Admin;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BasaltException;
+import io.basalt.client.BufferedMutator;
 import io.basalt.client.Connection;
+import io.basalt.client.ConnectionTimer;
 import io.basalt.client.TableDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,9 +17,11 @@ final class EmbeddedConnection implements Connection {
 
     private final Store store;
     private final Admin admin = new EmbeddedAdmin();
+    private final ConnectionTimer mutatorTimer;
 
     EmbeddedConnection(Store store) {
         this.store = store;
+        this.mutatorTimer = new ConnectionTimer(store.directory().toString());
     }
 
     Store store() {
@@ -35,12 +39,18 @@ final class EmbeddedConnection implements Connection {
     }
 
     @Override
+    public BufferedMutator.Builder bufferedMutator(String name) {
+        return mutatorTimer.mutator(table(name));
+    }
+
+    @Override
     public String target() {
         return store.directory().toString();
     }
 
     @Override
     public void close() {
+        mutatorTimer.close();
         try {
             store.close();
         } catch (IOException e) {
