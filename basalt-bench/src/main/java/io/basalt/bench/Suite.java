@@ -4,6 +4,7 @@ import io.basalt.bench.cells.CellCompareBenchmark;
 import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
 import io.basalt.bench.locks.LockBenchmark;
+import io.basalt.bench.mutator.MutatorBenchmark;
 import io.basalt.bench.refcount.RefcountBenchmark;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +32,11 @@ public enum Suite {
 
     LOCKS("locks", "HDDS-8765", "lock + unlock throughput: striped hierarchical locks vs a dynamic lock table"
             + " (model of the pre-fix design) and Guava Striped<ReadWriteLock>",
-            List.of(LockBenchmark.class), new int[] {1, 2, 10, 100});
+            List.of(LockBenchmark.class), new int[] {1, 2, 10, 100}),
+
+    MUTATOR("mutator", "HBASE-29645", "buffered mutator: mutate() while batches stall 1 ms, vs a coarse-lock model"
+            + " of the pre-fix design and HBase 2.6.4's AsyncBufferedMutatorImpl",
+            List.of(MutatorBenchmark.class), new int[] {1, 10, 100});
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";
