@@ -148,11 +148,12 @@ public final class Wire {
         }
         byte[] block = new byte[length];
         buf.readBytes(block);
+        MemorySegment segment = MemorySegment.ofArray(block);
         List<Cell> cells = new ArrayList<>(count);
         int offset = 0;
         try {
             for (int i = 0; i < count; i++) {
-                EncodedCell cell = EncodedCell.decode(block, offset, length);
+                EncodedCell cell = EncodedCell.decode(segment, offset, length);
                 cells.add(cell);
                 offset += (int) cell.encodedLength();
             }

@@ -3,6 +3,7 @@ package io.basalt.client.net;
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellType;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
@@ -367,17 +368,27 @@ public final class Messages {
             List<Cell> part = cells.subList(at, at + sizes[i]);
             at += sizes[i];
             if (!part.isEmpty()) {
-                MemorySegment row = part.getFirst().row();
-                for (Cell c : part) {
-                    if (row.mismatch(c.row()) != -1) {
-                        throw new MalformedFrameException("a result mixes rows " + Bytes.toStringBinary(row.toArray(
-                                java.lang.foreign.ValueLayout.JAVA_BYTE)) + " and " + Bytes.toStringBinary(c.rowBytes()));
-                    }
-                }
+                requireOneRow(part);
             }
             out.add(Result.of(part, partial[i]));
         }
         return out;
+    }
+
+    /** Fails unless every cell of {@code part} (views decoded by {@link Wire#readCells}) has one row. */
+    private static void requireOneRow(List<Cell> part) {
+        EncodedCell first = (EncodedCell) part.getFirst();
+        MemorySegment segment = first.segment();
+        long rowStart = first.rowOffset();
+        long rowEnd = rowStart + first.rowLength();
+        for (int i = 1, n = part.size(); i < n; i++) {
+            EncodedCell c = (EncodedCell) part.get(i);
+            long start = c.rowOffset();
+            if (MemorySegment.mismatch(segment, rowStart, rowEnd, c.segment(), start, start + c.rowLength()) != -1) {
+                throw new MalformedFrameException("a result mixes rows " + Bytes.toStringBinary(first.rowBytes())
+                        + " and " + Bytes.toStringBinary(c.rowBytes()));
+            }
+        }
     }
 
     // ------------------------------------------------------------------ errors
