@@ -3,9 +3,12 @@ package io.basalt.bench;
 import io.basalt.bench.cells.CellCompareBenchmark;
 import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
+import io.basalt.bench.grouping.GroupingBenchmark;
 import io.basalt.bench.locks.LockBenchmark;
 import io.basalt.bench.mutator.MutatorBenchmark;
 import io.basalt.bench.refcount.RefcountBenchmark;
+import io.basalt.bench.scan.LoopbackScanBenchmark;
+import io.basalt.bench.scan.ResultPathBenchmark;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +39,16 @@ public enum Suite {
 
     MUTATOR("mutator", "HBASE-29645", "buffered mutator: mutate() while batches stall 1 ms, vs a coarse-lock model"
             + " of the pre-fix design and HBase 2.6.4's AsyncBufferedMutatorImpl",
-            List.of(MutatorBenchmark.class), new int[] {1, 10, 100});
+            List.of(MutatorBenchmark.class), new int[] {1, 10, 100}),
+
+    GROUPING("grouping", "BookKeeper #3886", "60-byte puts over loopback from 1-500 in-flight streams: grouped"
+            + " channel writes vs a flush per request and Netty's FlushConsolidationHandler(1024, true)",
+            List.of(GroupingBenchmark.class), new int[] {1}),
+
+    SCAN("scan", "HBASE-20866", "scan results: serving a decoded batch vs copying it into a list and a cache"
+            + " (pre-fix model); an end-to-end loopback scan of 50-column rows vs raw loopback bandwidth",
+            List.of(ResultPathBenchmark.class, LoopbackScanBenchmark.class), new int[] {1},
+            Map.of("scanRows", new String[] {"20000"}));
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";
