@@ -21,10 +21,7 @@ public interface Connection extends AutoCloseable {
      *
      * @throws IllegalStateException when the connection is closed
      */
-    default BufferedMutator.Builder bufferedMutator(String name) {
-        throw new UnsupportedOperationException(getClass().getSimpleName()
-                + " does not build buffered mutators yet; use BufferedMutator.builder(table(name))");
-    }
+    BufferedMutator.Builder bufferedMutator(String name);
 
     /** Where this connection points, for messages: a directory or {@code host:port}. */
     String target();

@@ -439,6 +439,19 @@ public abstract class AsyncTableContract {
         assertThat(str(parts.getLast().row())).isEqualTo("x");
     }
 
+    @Test
+    void bufferedMutatorFromTheConnectionWritesThroughOnFlushAndClose() throws Exception {
+        BufferedMutator mutator = connection.bufferedMutator("t").build();
+        CompletableFuture<Void> first = mutator.mutate(Put.of("m1").addColumn("f", "q", "one"));
+        await(mutator.flush());
+        assertThat(first).isCompleted();
+        assertThat(value("m1", "f", "q")).isEqualTo("one");
+        CompletableFuture<Void> second = mutator.mutate(Put.of("m2").addColumn("f", "q", "two"));
+        await(mutator.closeAsync());
+        assertThat(second).isCompleted();
+        assertThat(value("m2", "f", "q")).isEqualTo("two");
+    }
+
     // ------------------------------------------------------------------ errors
 
     @Test

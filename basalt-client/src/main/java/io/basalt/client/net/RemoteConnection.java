@@ -2,6 +2,8 @@ package io.basalt.client.net;
 
 import io.basalt.client.Admin;
 import io.basalt.client.AsyncTable;
+import io.basalt.client.BufferedMutator;
+import io.basalt.client.ConnectionTimer;
 import io.basalt.client.Connection;
 
 /** A {@link Connection} to a Basalt server over the network. */
@@ -9,10 +11,12 @@ public final class RemoteConnection implements Connection {
 
     private final RpcClient rpc;
     private final Admin admin;
+    private final ConnectionTimer mutatorTimer;
 
     public RemoteConnection(String host, int port, ClientOptions options) {
         this.rpc = new RpcClient(host, port, options);
         this.admin = new RemoteAdmin(rpc);
+        this.mutatorTimer = new ConnectionTimer(rpc.server());
     }
 
     /** The client underneath, for tests and tools that speak the protocol directly. */
@@ -31,6 +35,11 @@ public final class RemoteConnection implements Connection {
     }
 
     @Override
+    public BufferedMutator.Builder bufferedMutator(String name) {
+        return mutatorTimer.mutator(table(name));
+    }
+
+    @Override
     public String target() {
         return rpc.server();
     }
@@ -38,6 +47,7 @@ public final class RemoteConnection implements Connection {
     /** Closes every connection to the server; requests still pending fail, naming the server. */
     @Override
     public void close() {
+        mutatorTimer.close();
         rpc.close();
     }
 }
