@@ -1,6 +1,8 @@
 package io.basalt.engine;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Multi-version concurrency control: which writes a new reader may see.
@@ -20,6 +22,8 @@ final class Mvcc {
     static final class Write {
         final long sequence;
         boolean done;
+        /** Runs once the read point covers this write (set by {@link #complete(Write, Runnable)}). */
+        Runnable whenVisible;
 
         Write(long sequence) {
             this.sequence = sequence;
@@ -51,14 +55,43 @@ final class Mvcc {
     }
 
     /** Marks a write finished and advances the read point over every finished prefix. */
-    synchronized void complete(Write write) {
-        write.done = true;
-        long point = readPoint;
-        while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
-            point = inFlight.pollFirst().sequence;
+    void complete(Write write) {
+        complete(write, null);
+    }
+
+    /**
+     * Marks a write finished, advances the read point over every finished prefix, and runs
+     * {@code whenVisible} once the read point covers the write: at once when every earlier write
+     * has finished, otherwise on the thread that finishes the last of them. A write is
+     * acknowledged this way so that a read its writer starts afterwards sees it (an earlier write
+     * still finishing would otherwise hold the read point below it). Callbacks run outside this
+     * object's monitor, in sequence order.
+     */
+    void complete(Write write, Runnable whenVisible) {
+        List<Runnable> visible = null;
+        synchronized (this) {
+            write.done = true;
+            write.whenVisible = whenVisible;
+            long point = readPoint;
+            while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
+                Write w = inFlight.pollFirst();
+                point = w.sequence;
+                if (w.whenVisible != null) {
+                    if (visible == null) {
+                        visible = new ArrayList<>();
+                    }
+                    visible.add(w.whenVisible);
+                    w.whenVisible = null;
+                }
+            }
+            if (point != readPoint) {
+                readPoint = point;
+            }
         }
-        if (point != readPoint) {
-            readPoint = point;
+        if (visible != null) {
+            for (Runnable r : visible) {
+                r.run();
+            }
         }
     }
 }

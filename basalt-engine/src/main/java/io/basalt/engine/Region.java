@@ -177,8 +177,7 @@ final class Region {
         CompletableFuture<Object> done = new CompletableFuture<>();
         appended.durable().whenComplete((ignored, failure) -> {
             if (failure == null) {
-                store.mvcc().complete(appended.write());
-                done.complete(result);
+                store.mvcc().complete(appended.write(), () -> done.complete(result));
             } else {
                 done.completeExceptionally(failure);
             }
