@@ -24,6 +24,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
@@ -49,6 +51,8 @@ final class Region {
     private final TableDescriptor descriptor;
     private final Map<String, FamilyDescriptor> families = new LinkedHashMap<>();
     private final MemorySegment[] familyNames;
+    private final byte[][] familyNameBytes;
+    private final FamilyDescriptor[] familyDescriptors;
     private final Store store;
     private final Object viewLock = new Object();
     private volatile View view;
@@ -63,8 +67,9 @@ final class Region {
         this.descriptor = descriptor;
         this.store = store;
         descriptor.families().forEach(f -> families.put(f.name(), f));
-        this.familyNames = descriptor.families().stream().map(f -> MemorySegment.ofArray(Bytes.utf8(f.name())))
-                .toArray(MemorySegment[]::new);
+        this.familyDescriptors = descriptor.families().toArray(FamilyDescriptor[]::new);
+        this.familyNameBytes = descriptor.families().stream().map(f -> Bytes.utf8(f.name())).toArray(byte[][]::new);
+        this.familyNames = Arrays.stream(familyNameBytes).map(MemorySegment::ofArray).toArray(MemorySegment[]::new);
         Map<String, List<SSTableReader>> all = new LinkedHashMap<>();
         descriptor.families().forEach(f -> all.put(f.name(), files.getOrDefault(f.name(), List.of())));
         this.view = new View(new MemTable(), List.of(), all);
@@ -111,6 +116,9 @@ final class Region {
      * force.
      */
     List<CompletableFuture<Object>> mutateAll(List<? extends Mutation> mutations) {
+        if (mutations.size() > 1 && mutations.stream().allMatch(Put.class::isInstance)) {
+            return putAll(mutations);
+        }
         List<CompletableFuture<Object>> futures = new ArrayList<>(mutations.size());
         try {
             for (Mutation mutation : mutations) {
@@ -121,6 +129,111 @@ final class Region {
         }
         return futures;
     }
+
+    /** Most puts logged as one record by {@link #putAll}: HBase's default mini-batch. */
+    static final int MAX_PUTS_PER_RECORD = 10_000;
+    /** Most bytes of cells logged as one record by {@link #putAll}. */
+    static final long MAX_BYTES_PER_RECORD = 16L << 20;
+
+    /**
+     * Applies a batch of puts as a few writes rather than one per put: all their rows locked in
+     * one request, one log record, one sequence number and MVCC write, one completion for the
+     * lot (HBase's mini-batch does the same). Each put still gets its own future; a put naming an
+     * unknown family fails alone. A put writes no marker, so sharing a sequence number changes
+     * nothing a reader can tell apart from one write per put, except that the puts become visible
+     * together; of two cells with the same key, the later in the batch wins, as it would with
+     * one sequence number each.
+     */
+    private List<CompletableFuture<Object>> putAll(List<? extends Mutation> mutations) {
+        List<CompletableFuture<Object>> futures = new ArrayList<>(mutations.size());
+        List<Mutation> group = new ArrayList<>();
+        List<CompletableFuture<Object>> groupFutures = new ArrayList<>();
+        long groupBytes = 0;
+        for (Mutation mutation : mutations) {
+            CompletableFuture<Object> future = new CompletableFuture<>();
+            futures.add(future);
+            try {
+                checkFamilies(mutation);
+            } catch (RuntimeException e) {
+                future.completeExceptionally(e);
+                continue;
+            }
+            group.add(mutation);
+            groupFutures.add(future);
+            for (Cell cell : mutation.cells()) {
+                groupBytes += cell.row().byteSize() + cell.family().byteSize() + cell.qualifier().byteSize()
+                        + cell.value().byteSize();
+            }
+            if (group.size() >= MAX_PUTS_PER_RECORD || groupBytes >= MAX_BYTES_PER_RECORD) {
+                applyPuts(group, groupFutures);
+                group = new ArrayList<>();
+                groupFutures = new ArrayList<>();
+                groupBytes = 0;
+            }
+        }
+        if (!group.isEmpty()) {
+            applyPuts(group, groupFutures);
+        }
+        return futures;
+    }
+
+    /** One write of several puts (families already checked); completes {@code futures} when durable. */
+    private void applyPuts(List<Mutation> puts, List<CompletableFuture<Object>> futures) {
+        WriteAheadLog.Appended appended;
+        MemTable target;
+        try {
+            checkOpen();
+            store.awaitWriteRoom(this);
+            List<byte[]> rows = new ArrayList<>(puts.size());
+            for (Mutation put : puts) {
+                rows.add(put.row());
+            }
+            try (RegionLocks.Lease _ = store.locks().lockRows(id, rows)) {
+                checkOpen();
+                long now = store.clock().getAsLong();
+                List<EncodedCell> cells = new ArrayList<>(puts.size());
+                java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>(puts.size() * 2);
+                boolean rowRepeats = false;
+                for (Mutation put : puts) {
+                    List<Cell> putCells = put.cells();
+                    if (putCells.size() == 1) {
+                        cells.add(stamp(putCells.getFirst(), now));
+                    } else {
+                        List<EncodedCell> stamped = new ArrayList<>(putCells.size());
+                        for (Cell cell : putCells) {
+                            stamped.add(stamp(cell, now));
+                        }
+                        cells.addAll(stamped.size() > 1 ? laterWins(stamped) : stamped);
+                    }
+                    rowRepeats |= !seen.add(java.nio.ByteBuffer.wrap(put.row()));
+                }
+                if (rowRepeats) {
+                    cells = laterWins(cells);
+                }
+                if (cells.isEmpty()) {
+                    futures.forEach(f -> f.complete(null));
+                    return;
+                }
+                appended = store.wal().append(id, cells, true);
+                target = view.active();
+                target.addAll(cells, appended.sequence());
+            }
+        } catch (RuntimeException e) {
+            futures.forEach(f -> f.completeExceptionally(e));
+            return;
+        }
+        if (target.bytes() >= store.options().memtableFlushSize()) {
+            store.requestFlush(this);
+        }
+        appended.durable().whenComplete((ignored, failure) -> {
+            if (failure == null) {
+                store.mvcc().complete(appended.write(), () -> futures.forEach(f -> f.complete(null)));
+            } else {
+                futures.forEach(f -> f.completeExceptionally(failure));
+            }
+        });
+    }
+
 
     /** Applies the mutations when the condition holds; completes with whether they were. */
     CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
@@ -320,12 +433,105 @@ final class Region {
 
     // ------------------------------------------------------------------ reads
 
+    /**
+     * Reads one row: the point-get path. A get reads one row, so it skips what a scan needs to
+     * stream many: no read-point registration, no reference on files the bloom filter rules out,
+     * no merge heap when one source holds the row, no copy of the query into a {@link Scan}.
+     *
+     * <p><b>Why no registration.</b> Registering keeps compaction from dropping what an open scanner
+     * may still see, but a reader only ever reads the files of the view it captured (it holds
+     * references to them), and compaction only writes new files. What matters is that a file the
+     * view holds was not compacted at a read point later than the reader's; taking the read point
+     * <em>after</em> capturing the view guarantees it, because the compaction that made the file
+     * took its point before the view was published and read points only grow. Compaction at an
+     * earlier point drops only what no later read point can see ({@link Visibility}).
+     */
     Result get(Get get) {
         checkReadable();
-        try (RegionScanner scanner = openScanner(get.toScan(), -1)) {
-            Result result = scanner.next();
-            return result == null ? Result.empty() : result;
+        NavigableMap<byte[], NavigableSet<byte[]>> columns = get.columns();
+        for (byte[] family : columns.keySet()) {
+            if (familyIndex(MemorySegment.ofArray(family)) < 0) {
+                throw new NoSuchFamilyException(descriptor.name(), new String(family, java.nio.charset.StandardCharsets.UTF_8));
+            }
         }
+        byte[] row = get.row();
+        List<SSTableReader> retained = new ArrayList<>();
+        List<InternalIterator> sources = new ArrayList<>();
+        View captured;
+        while (true) {
+            captured = view;
+            if (collectSources(captured, row, columns, retained, sources)) {
+                break;
+            }
+        }
+        long readPoint = store.mvcc().readPoint(); // after the view: see the method comment
+        try {
+            InternalIterator merged = sources.size() == 1 ? sources.getFirst() : new MergingIterator(sources);
+            merged.seek(SeekKey.firstOnRow(row));
+            long now = store.clock().getAsLong();
+            MemorySegment[] names = familyNames;
+            byte[][] nameBytes = familyNameBytes;
+            FamilyDescriptor[] read = familyDescriptors;
+            if (!columns.isEmpty()) { // only the selected families, as a scan of them would
+                List<Integer> selected = new ArrayList<>();
+                for (int i = 0; i < familyDescriptors.length; i++) {
+                    if (columns.containsKey(familyNameBytes[i])) {
+                        selected.add(i);
+                    }
+                }
+                names = selected.stream().map(i -> familyNames[i]).toArray(MemorySegment[]::new);
+                nameBytes = selected.stream().map(i -> familyNameBytes[i]).toArray(byte[][]::new);
+                read = selected.stream().map(i -> familyDescriptors[i]).toArray(FamilyDescriptor[]::new);
+            }
+            Visibility[] visibility = new Visibility[read.length];
+            for (int i = 0; i < visibility.length; i++) {
+                visibility[i] = new Visibility(readPoint, read[i], now, false);
+            }
+            List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
+                    get.timeRange(), get.maxVersions());
+            return cells.isEmpty() ? Result.empty() : Result.of(cells);
+        } finally {
+            for (InternalIterator source : sources) {
+                source.close();
+            }
+            for (SSTableReader file : retained) {
+                file.release();
+            }
+        }
+    }
+
+    /**
+     * The sources of {@code row} in {@code v}: its memtables, and each file of a selected family
+     * whose bloom filter does not rule the row out, with a reference taken on it. False (taking
+     * nothing) when a file was closed because a newer view replaced {@code v}.
+     */
+    private boolean collectSources(View v, byte[] row, NavigableMap<byte[], NavigableSet<byte[]>> columns,
+                                   List<SSTableReader> retained, List<InternalIterator> sources) {
+        if (!v.active().isEmpty()) {
+            sources.add(v.active().newIterator());
+        }
+        for (MemTable m : v.flushing()) {
+            sources.add(m.newIterator());
+        }
+        for (int i = 0; i < familyDescriptors.length; i++) {
+            if (!columns.isEmpty() && !columns.containsKey(familyNameBytes[i])) {
+                continue;
+            }
+            for (SSTableReader file : v.files().get(familyDescriptors[i].name())) {
+                if (!file.mightContainRow(row)) {
+                    continue;
+                }
+                if (!file.retain()) {
+                    retained.forEach(SSTableReader::release);
+                    retained.clear();
+                    sources.clear();
+                    return false;
+                }
+                retained.add(file);
+                sources.add(file.newIterator());
+            }
+        }
+        return true;
     }
 
     /** A scanner at the current read point. */

@@ -15,6 +15,12 @@ interface RegionLocks {
     /** The table's read lock and the row's write lock, for one row mutation. */
     Lease lockRow(int tableId, byte[] row);
 
+    /**
+     * The table's read lock and the write locks of every row in {@code rows} (duplicates allowed),
+     * taken in one request in stripe order, so two batches never deadlock.
+     */
+    Lease lockRows(int tableId, java.util.Collection<byte[]> rows);
+
     /** The table's read lock, while a read captures its snapshot. */
     Lease lockTableRead(int tableId);
 

@@ -6,6 +6,7 @@ import io.basalt.cell.EncodedCell;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
+import io.basalt.client.TimeRange;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,6 +179,20 @@ final class RegionScanner implements AutoCloseable {
 
     /** Reads the row the merge is positioned on; leaves the merge after it. */
     private List<Cell> readRow(byte[] row) {
+        return readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
+                scan.maxVersions());
+    }
+
+    /**
+     * Reads the visible, selected cells of {@code row} from a merge positioned on its first cell (or
+     * past it); leaves the merge after the row. Shared by scans and point gets.
+     *
+     * @param familySegments the names of the families read, {@code familyNames} the same as arrays
+     * @param visibility one judge per family read, in the same order
+     */
+    static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
+                              byte[][] familyNames, Visibility[] visibility,
+                              NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -198,7 +213,7 @@ final class RegionScanner implements AutoCloseable {
             if (familyCell == null || !Bytes.equals(familyCell.segment(), familyCell.familyOffset(),
                     familyCell.familyLength(), segment, cell.familyOffset(), cell.familyLength())) {
                 familyCell = cell;
-                familyIndex = familyIndex(cell);
+                familyIndex = familyIndex(familySegments, cell);
                 columnCell = null;
                 qualifiers = familyIndex < 0 || columns.isEmpty() ? null : columns.get(familyNames[familyIndex]);
             }
@@ -211,7 +226,7 @@ final class RegionScanner implements AutoCloseable {
                 }
                 Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
                 if (verdict == Visibility.Verdict.LIVE && columnSelected
-                        && scan.timeRange().includes(cell.timestamp()) && returnedVersions < scan.maxVersions()) {
+                        && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
                     out.add(cell);
                     returnedVersions++;
                 }
@@ -221,7 +236,7 @@ final class RegionScanner implements AutoCloseable {
         return out;
     }
 
-    private int familyIndex(EncodedCell cell) {
+    private static int familyIndex(MemorySegment[] familySegments, EncodedCell cell) {
         for (int i = 0; i < familySegments.length; i++) {
             if (Bytes.equals(familySegments[i], 0, familySegments[i].byteSize(), cell.segment(), cell.familyOffset(),
                     cell.familyLength())) {

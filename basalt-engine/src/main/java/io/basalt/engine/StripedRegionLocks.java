@@ -50,6 +50,23 @@ final class StripedRegionLocks implements RegionLocks {
     }
 
     @Override
+    public Lease lockRows(int tableId, java.util.Collection<byte[]> rows) {
+        byte[] table = tableKey(tableId);
+        LockHandle tableLock = locks.lock(LockLevel.TABLE, table, LockMode.READ);
+        LockHandle rowLocks;
+        try {
+            rowLocks = locks.lockAll(LockLevel.ROW, table, rows, LockMode.WRITE, LockManager.DEFAULT_TIMEOUT);
+        } catch (RuntimeException e) {
+            tableLock.close();
+            throw e;
+        }
+        return () -> {
+            rowLocks.close();
+            tableLock.close();
+        };
+    }
+
+    @Override
     public Lease lockTableRead(int tableId) {
         return locks.lock(LockLevel.TABLE, tableKey(tableId), LockMode.READ)::close;
     }

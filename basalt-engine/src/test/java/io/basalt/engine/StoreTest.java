@@ -261,4 +261,65 @@ class StoreTest {
             assertThat(files(".sst")).hasSize(1);
         }
     }
+
+    /**
+     * A batch of puts is logged as one record with one sequence number (one log append, one MVCC
+     * write, one completion for all of them), as HBase's mini-batch; it survives a reopen whole.
+     */
+    @Test
+    void aBatchOfPutsIsOneLoggedWrite() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            long before = store(c).wal().lastSequence();
+            List<Put> puts = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                puts.add(Put.of(String.format("row%03d", i)).addColumn("f", "q", "value-" + i));
+            }
+            List<CompletableFuture<Object>> futures = c.table("t").batch(puts);
+            assertThat(futures).hasSize(100);
+            await(CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)));
+            assertThat(store(c).wal().lastSequence()).isEqualTo(before + 1);
+            assertThat(count(c)).isEqualTo(100);
+        }
+        try (Connection c = open()) {
+            assertThat(count(c)).isEqualTo(100);
+            assertThat(await(c.table("t").get(Get.of("row042"))).value("f", "q")).isEqualTo("value-42".getBytes());
+        }
+    }
+
+    @Test
+    void aPutNamingAnUnknownFamilyFailsAloneInABatchOfPuts() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            List<CompletableFuture<Object>> futures = c.table("t").batch(List.of(
+                    Put.of("a").addColumn("f", "q", "1"), Put.of("b").addColumn("nope", "q", "2"),
+                    Put.of("c").addColumn("f", "q", "3")));
+            assertThat(await(futures.get(0))).isNull();
+            assertThatThrownBy(() -> await(futures.get(1))).hasCauseInstanceOf(io.basalt.client.NoSuchFamilyException.class);
+            assertThat(await(futures.get(2))).isNull();
+            assertThat(count(c)).isEqualTo(2);
+        }
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** One sequence number for the batch: of two cells with the same key, the later one must win. */
+    @Test
+    void ofTwoPutsOfTheSameCellInABatchTheLaterWins() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(3)))));
+            List<CompletableFuture<Object>> futures = c.table("t").batch(List.of(
+                    Put.of("r").addColumn(b("f"), b("q"), 5, b("first")), Put.of("other").addColumn("f", "q", "x"),
+                    Put.of("r").addColumn(b("f"), b("q"), 5, b("second")), Put.of("r").addColumn("f", "latest", "one"),
+                    Put.of("r").addColumn("f", "latest", "two")));
+            await(CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)));
+            Result row = await(c.table("t").get(Get.of("r").readAllVersions()));
+            assertThat(row.value("f", "q")).isEqualTo("second".getBytes());
+            assertThat(row.columnCells("f".getBytes(), "q".getBytes())).hasSize(1);
+            assertThat(row.value("f", "latest")).isEqualTo("two".getBytes());
+            assertThat(row.columnCells("f".getBytes(), "latest".getBytes())).hasSize(1);
+        }
+    }
 }
