@@ -18,6 +18,9 @@ interface Block {
     /** Four bytes, big-endian. */
     int getInt(int index);
 
+    /** Eight bytes, big-endian. */
+    long getLong(int index);
+
     void copyTo(int index, byte[] dst, int dstOffset, int length);
 
     /** Lets go of the block; call exactly once. */
@@ -38,6 +41,11 @@ interface Block {
         @Override
         public int getInt(int index) {
             return buffer.getInt(index);
+        }
+
+        @Override
+        public long getLong(int index) {
+            return buffer.getLong(index);
         }
 
         @Override
@@ -68,6 +76,11 @@ interface Block {
         @Override
         public int getInt(int index) {
             return MemorySegment.ofArray(content).get(U32, index);
+        }
+
+        @Override
+        public long getLong(int index) {
+            return MemorySegment.ofArray(content).get(RecordLogLayout.U64, index);
         }
 
         @Override

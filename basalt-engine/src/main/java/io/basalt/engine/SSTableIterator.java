@@ -21,6 +21,7 @@ final class SSTableIterator implements InternalIterator {
 
     private int next;             // offset of the entry after the current one
     private byte[] key = new byte[64];
+    private MemorySegment keySegment = MemorySegment.ofArray(key);
     private int keyLength;
     private int valueOffset;
     private int valueLength;
@@ -106,17 +107,58 @@ final class SSTableIterator implements InternalIterator {
 
     private int cursor;
 
+    /** Where the next varint starts in {@link #window}; past 8 when one ran off its end. */
+    private int windowAt;
+
+    /**
+     * The varint at {@link #windowAt} of the eight bytes {@code window} (big-endian: the first
+     * byte in the top bits); sets {@link #windowAt} past 8 when the varint does not end inside.
+     */
+    private long windowVarint(long window) {
+        long value = 0;
+        for (int shift = 0; windowAt < Long.BYTES; shift += 7) {
+            int b = (int) (window >>> (56 - 8 * windowAt)) & 0xFF;
+            windowAt++;
+            value |= (long) (b & 0x7F) << shift;
+            if (b < 0x80) {
+                return value;
+            }
+        }
+        windowAt = Long.BYTES + 1;
+        return 0;
+    }
+
     /** Decodes the entry at {@code offset} of the current block, building on the current key. */
     private void parseAt(int offset) {
         if (offset >= entriesEnd) {
             valid = false;
             return;
         }
-        cursor = offset;
-        int shared = varint("shared key prefix", keyLength);
-        int unshared = varint("key suffix length", 1 << 20);
-        valueLength = varint("value length", Integer.MAX_VALUE);
-        sequence = varint("sequence");
+        int shared;
+        int unshared;
+        // The four varints of an entry's header usually fit in eight bytes: one read of the block
+        // instead of one (checked) read per byte, which profiles of gets showed as a quarter of
+        // a seek. Entries whose header is longer, or that end the block, take the byte path.
+        long window = offset + Long.BYTES <= entriesEnd ? block.getLong(offset) : 0;
+        windowAt = offset + Long.BYTES <= entriesEnd ? 0 : Long.BYTES + 1;
+        long sharedValue = windowVarint(window);
+        long unsharedValue = windowVarint(window);
+        long valueLengthValue = windowVarint(window);
+        long sequenceValue = windowVarint(window);
+        if (windowAt <= Long.BYTES && sharedValue <= keyLength && unsharedValue <= 1 << 20
+                && valueLengthValue <= Integer.MAX_VALUE && sequenceValue >= 0) {
+            shared = (int) sharedValue;
+            unshared = (int) unsharedValue;
+            valueLength = (int) valueLengthValue;
+            sequence = sequenceValue;
+            cursor = offset + windowAt;
+        } else {
+            cursor = offset;
+            shared = varint("shared key prefix", keyLength);
+            unshared = varint("key suffix length", 1 << 20);
+            valueLength = varint("value length", Integer.MAX_VALUE);
+            sequence = varint("sequence");
+        }
         int suffixAt = cursor;
         if (unshared > entriesEnd - cursor || valueLength > entriesEnd - cursor - unshared) {
             throw damage("entry at " + offset + " runs past the entries (key suffix " + unshared + ", value "
@@ -126,6 +168,7 @@ final class SSTableIterator implements InternalIterator {
         int length = shared + unshared;
         if (key.length < length) {
             key = Arrays.copyOf(key, Math.max(length, key.length * 2));
+            keySegment = MemorySegment.ofArray(key);
         }
         block.copyTo(suffixAt, key, shared, unshared);
         keyLength = length;
@@ -187,7 +230,7 @@ final class SSTableIterator implements InternalIterator {
 
     /** Compares the current entry's key with an encoded key, in place. */
     private int compareCurrent(MemorySegment target) {
-        return CellComparator.compareKeys(MemorySegment.ofArray(key), 0, keyLength, target, 0, (int) target.byteSize());
+        return CellComparator.compareKeys(keySegment, 0, keyLength, target, 0, (int) target.byteSize());
     }
 
     @Override

@@ -39,6 +39,8 @@ final class SSTableReader {
     private final BlockCache cache;
     /** The last key of each data block, encoded ({@link io.basalt.cell.CellLayout#keyBytes}). */
     private final byte[][] lastKeys;
+    /** {@link #lastKeys} as segments, for the binary search of {@link #blockFor}. */
+    private final MemorySegment[] lastKeySegments;
     private final long[] blockOffsets;
     private final int[] blockSizes;
     private final BloomFilter bloom;
@@ -115,6 +117,7 @@ final class SSTableReader {
                 places.add(new long[] {offset, size});
             }
             this.lastKeys = keys.toArray(byte[][]::new);
+            this.lastKeySegments = keys.stream().map(MemorySegment::ofArray).toArray(MemorySegment[]::new);
             this.blockOffsets = places.stream().mapToLong(p -> p[0]).toArray();
             this.blockSizes = places.stream().mapToInt(p -> (int) p[1]).toArray();
 
@@ -279,8 +282,8 @@ final class SSTableReader {
         int hi = lastKeys.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            byte[] last = lastKeys[mid];
-            if (CellComparator.compareKeys(MemorySegment.ofArray(last), 0, last.length, key, 0, (int) key.byteSize()) < 0) {
+            MemorySegment last = lastKeySegments[mid];
+            if (CellComparator.compareKeys(last, 0, (int) last.byteSize(), key, 0, (int) key.byteSize()) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;

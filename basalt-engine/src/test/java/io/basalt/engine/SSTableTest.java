@@ -120,6 +120,40 @@ class SSTableTest {
         }
     }
 
+    /**
+     * Entry headers are decoded from one eight-byte read when they fit; headers that do not (long
+     * sequence numbers, long suffixes and values) and entries at a block's end take the byte path.
+     */
+    @Test
+    void entriesWithHeadersLongerThanEightBytesReadBackAndSeek() throws IOException {
+        List<Stored> cells = new ArrayList<>();
+        Random random = new Random(5);
+        for (int i = 0; i < 3000; i++) {
+            long sequence = switch (i % 3) {
+                case 0 -> 1 + i;
+                case 1 -> (1L << 50) + i;
+                default -> Long.MAX_VALUE - i;
+            };
+            byte[] value = new byte[random.nextInt(3) == 0 ? 20_000 : random.nextInt(300)];
+            random.nextBytes(value);
+            String qualifier = i % 7 == 0 ? "q".repeat(200) : "q";
+            cells.add(new Stored(Cell.put(String.format("row%06d", i).getBytes(), "f".getBytes(), qualifier.getBytes(),
+                    1, value), sequence));
+        }
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(4096));
+        try {
+            assertThat(readAll(reader)).isEqualTo(cells);
+            try (InternalIterator it = reader.newIterator()) {
+                for (int i = 0; i < cells.size(); i += 7) {
+                    it.seek(SeekKey.firstOnRow(cells.get(i).cell.rowBytes()));
+                    assertThat(new Stored(it.cell(), it.sequence())).isEqualTo(cells.get(i));
+                }
+            }
+        } finally {
+            reader.release();
+        }
+    }
+
     @Test
     void seekFindsTheFirstEntryAtOrAfterTheKey() throws IOException {
         List<Stored> cells = cells(500, 2);
