@@ -125,7 +125,7 @@ final class Compaction {
         inputs.forEach(f -> sources.add(f.newIterator()));
         try (SSTableWriter writer = new SSTableWriter(path, family, expected);
              MergingIterator merged = new MergingIterator(sources)) {
-            Visibility visibility = new Visibility(readPoint, family, now, true);
+            Visibility visibility = new Visibility(readPoint, family, now);
             MemorySegment row = null;
             while (merged.valid()) {
                 EncodedCell cell = merged.cell();

@@ -345,17 +345,32 @@ final class Region {
                     }
                     return null;
                 }
+                // Single-version deletes by column (family, qualifier): their timestamps.
+                Map<List<java.nio.ByteBuffer>, java.util.Set<Long>> versionDeletes = new LinkedHashMap<>();
                 for (Cell cell : delete.cells()) {
                     if (cell.type() == CellType.DELETE && cell.timestamp() == Mutation.LATEST_TIMESTAMP) {
                         Cell latest = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
                         if (latest != null) {
                             out.add(stamp(Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(),
                                     latest.timestamp(), CellType.DELETE, Bytes.EMPTY), now));
+                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new java.util.HashSet<>())
+                                    .add(latest.timestamp());
                         }
                     } else {
                         out.add(stamp(cell, now));
+                        if (cell.type() == CellType.DELETE) {
+                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new java.util.HashSet<>())
+                                    .add(cell.timestamp());
+                        }
                     }
                 }
+                versionDeletes.forEach((column, timestamps) -> {
+                    EncodedCell marker = surplusMarker(delete.row(), column.get(0).array(), column.get(1).array(),
+                            timestamps, now);
+                    if (marker != null) {
+                        out.add(marker);
+                    }
+                });
                 return null;
             }
             case Increment increment -> {
@@ -416,11 +431,48 @@ final class Region {
 
     /** The newest visible cell of a column, seeing every write already applied (row lock held). */
     private Cell latest(byte[] row, byte[] family, byte[] qualifier) {
-        Get get = new Get(row).addColumn(family, qualifier);
-        try (RegionScanner scanner = openScanner(get.toScan(), Long.MAX_VALUE)) {
-            Result result = scanner.next();
-            return result == null ? null : result.latest(family, qualifier);
+        return read(new Get(row).addColumn(family, qualifier), Long.MAX_VALUE, 0).latest(family, qualifier);
+    }
+
+    /**
+     * After single-version deletes of one column, the column marker that keeps versions beyond the
+     * family's {@code maxVersions} from coming back, or {@code null} when none is needed. Runs
+     * under the row lock, before the delete is applied.
+     *
+     * <p>Why: a read shows the {@code maxVersions} newest versions of a column, so deleting one of
+     * them would otherwise bring the next older version (pushed out, possibly long ago) back into
+     * view until a compaction drops it; HBase behaves so (HBASE-21596). When a deleted timestamp is
+     * one of the visible versions and a surplus version exists, a {@link CellType#DELETE_COLUMN}
+     * marker at the newest surplus version's timestamp, written with the delete, hides it and
+     * everything older that was written before. Puts written later stay visible whatever their
+     * timestamp (markers mask only earlier writes), and compaction, which drops surplus versions,
+     * never changes what a read returns.
+     */
+    private EncodedCell surplusMarker(byte[] row, byte[] family, byte[] qualifier, java.util.Set<Long> deletedTimestamps,
+                               long now) {
+        FamilyDescriptor descriptor = families.get(new String(family, java.nio.charset.StandardCharsets.UTF_8));
+        int maxVersions = descriptor.maxVersions();
+        if (maxVersions == Integer.MAX_VALUE) {
+            return null;
         }
+        List<Cell> versions = read(new Get(row).addColumn(family, qualifier).readAllVersions(), Long.MAX_VALUE, 1)
+                .columnCells(family, qualifier);
+        if (versions.size() <= maxVersions) {
+            return null;
+        }
+        boolean hidesVisible = false;
+        for (int i = 0; i < maxVersions; i++) {
+            hidesVisible |= deletedTimestamps.contains(versions.get(i).timestamp());
+        }
+        if (!hidesVisible) {
+            return null;
+        }
+        return stamp(Cell.of(row, family, qualifier, versions.get(maxVersions).timestamp(), CellType.DELETE_COLUMN,
+                Bytes.EMPTY), now);
+    }
+
+    private static List<java.nio.ByteBuffer> columnOf(Cell cell) {
+        return List.of(java.nio.ByteBuffer.wrap(cell.familyBytes()), java.nio.ByteBuffer.wrap(cell.qualifierBytes()));
     }
 
     private boolean conditionHolds(CheckAndMutate check) {
@@ -448,6 +500,16 @@ final class Region {
      */
     Result get(Get get) {
         checkReadable();
+        return read(get, -1, 0);
+    }
+
+    /**
+     * Reads one row ({@link #get}); {@code fixedReadPoint} -1 reads at the current MVCC read point,
+     * anything else at that point (the write path reads at {@link Long#MAX_VALUE}: everything
+     * applied). {@code extraVersions} widens every family's version limit, so that the write path
+     * can see the versions just beyond it.
+     */
+    private Result read(Get get, long fixedReadPoint, int extraVersions) {
         NavigableMap<byte[], NavigableSet<byte[]>> columns = get.columns();
         for (byte[] family : columns.keySet()) {
             if (familyIndex(MemorySegment.ofArray(family)) < 0) {
@@ -464,7 +526,7 @@ final class Region {
                 break;
             }
         }
-        long readPoint = store.mvcc().readPoint(); // after the view: see the method comment
+        long readPoint = fixedReadPoint >= 0 ? fixedReadPoint : store.mvcc().readPoint(); // after the view: see get
         try {
             InternalIterator merged = sources.size() == 1 ? sources.getFirst() : new MergingIterator(sources);
             merged.seek(SeekKey.firstOnRow(row));
@@ -485,7 +547,11 @@ final class Region {
             }
             Visibility[] visibility = new Visibility[read.length];
             for (int i = 0; i < visibility.length; i++) {
-                visibility[i] = new Visibility(readPoint, read[i], now, false);
+                FamilyDescriptor family = read[i];
+                if (extraVersions > 0) {
+                    family = family.withMaxVersions((int) Math.min(Integer.MAX_VALUE, (long) family.maxVersions() + extraVersions));
+                }
+                visibility[i] = new Visibility(readPoint, family, now);
             }
             List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
                     get.timeRange(), get.maxVersions());

@@ -63,7 +63,7 @@ final class RegionScanner implements AutoCloseable {
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
             familySegments[i] = MemorySegment.ofArray(familyNames[i]);
-            visibility[i] = new Visibility(readPoint, families.get(i), now, false);
+            visibility[i] = new Visibility(readPoint, families.get(i), now);
         }
         this.memtables = new ArrayList<>();
         memtables.add(view.active());

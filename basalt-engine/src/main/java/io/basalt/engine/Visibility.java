@@ -23,7 +23,11 @@ import java.util.List;
  *   <li><b>One write per version.</b> Two puts of the same column and timestamp: the later write
  *       wins, the earlier is gone.</li>
  *   <li><b>Retention.</b> Cells older than the family's time to live are gone; of the rest, only
- *       the family's {@code maxVersions} newest versions of a column exist.</li>
+ *       the family's {@code maxVersions} newest versions of a column exist. A version pushed out
+ *       stays out: the region writes a column marker over the surplus versions when a
+ *       single-version delete would otherwise bring one back (see {@code Region.surplusMarker}),
+ *       so a version surplus at one read point is invisible at every later one, and compaction
+ *       drops it.</li>
  * </ul>
  *
  * Markers sort before the cells they can mask (equal or higher timestamp, higher type code), so a
@@ -40,17 +44,13 @@ final class Visibility {
         DROP,
         /** A delete marker: never shown; compaction keeps it unless it may drop markers. */
         MARKER,
-        /**
-         * Not decided by this pass: written after the read point, or (compaction only) a surplus
-         * version that a later marker might unmask. Reads skip it; compaction keeps it as is.
-         */
+        /** Not decided by this pass: written after the read point. Reads skip it; compaction keeps it as is. */
         FUTURE
     }
 
     private record Marker(long timestamp, long sequence, CellType type) {}
 
     private final long readPoint;
-    private final boolean compaction;
     private final int maxVersions;
     private final long expiredBefore;
 
@@ -61,19 +61,14 @@ final class Visibility {
     private int columnLength = -1;
     private int versions;
     private long lastTimestamp = -1;
-    private boolean pendingFamilyMarker;
-    private boolean pendingColumnMarker;
 
     /**
      * @param readPoint the highest sequence number this pass sees
      * @param family the family's retention rules
      * @param now the store's clock, for time to live
-     * @param compaction true when judging for compaction: surplus versions are then kept while a
-     *     marker written after the read point might still unmask newer ones
      */
-    Visibility(long readPoint, FamilyDescriptor family, long now, boolean compaction) {
+    Visibility(long readPoint, FamilyDescriptor family, long now) {
         this.readPoint = readPoint;
-        this.compaction = compaction;
         this.maxVersions = family.maxVersions();
         this.expiredBefore = family.expires() ? now - family.timeToLive().toMillis() : Long.MIN_VALUE;
     }
@@ -82,7 +77,6 @@ final class Visibility {
     void reset() {
         familyMarkers.clear();
         startColumn(null);
-        pendingFamilyMarker = false;
     }
 
     private void startColumn(EncodedCell cell) {
@@ -97,7 +91,6 @@ final class Visibility {
         columnMarkers.clear();
         versions = 0;
         lastTimestamp = -1;
-        pendingColumnMarker = false;
     }
 
     /**
@@ -109,7 +102,6 @@ final class Visibility {
         CellType type = cell.type();
         if (type == CellType.DELETE_FAMILY) {
             if (sequence > readPoint) {
-                pendingFamilyMarker = true;
                 return Verdict.FUTURE;
             }
             familyMarkers.add(new Marker(cell.timestamp(), sequence, type));
@@ -120,9 +112,6 @@ final class Visibility {
             startColumn(cell);
         }
         if (sequence > readPoint) {
-            if (type.isDelete()) {
-                pendingColumnMarker = true;
-            }
             return Verdict.FUTURE;
         }
         long ts = cell.timestamp();
@@ -141,11 +130,7 @@ final class Visibility {
             return Verdict.DROP;
         }
         versions++;
-        if (versions > maxVersions) {
-            boolean mightReturn = compaction && (pendingFamilyMarker || pendingColumnMarker);
-            return mightReturn ? Verdict.FUTURE : Verdict.DROP;
-        }
-        return Verdict.LIVE;
+        return versions > maxVersions ? Verdict.DROP : Verdict.LIVE;
     }
 
     private boolean masked(long ts, long sequence) {
