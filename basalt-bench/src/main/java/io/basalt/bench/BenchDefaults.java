@@ -22,6 +22,9 @@ final class BenchDefaults {
     static final int ENGINE_WARMUP_ITERATIONS = 2;
     static final int ENGINE_ITERATIONS = 3;
 
+    static final int MUTATOR_WARMUP_ITERATIONS = 3;
+    static final TimeValue MUTATOR_ITERATION_TIME = TimeValue.seconds(2);
+
     static final int QUICK_FORKS = 1;
     static final int QUICK_WARMUP_ITERATIONS = 1;
     static final TimeValue QUICK_WARMUP_TIME = TimeValue.milliseconds(200);
@@ -57,6 +60,15 @@ final class BenchDefaults {
             return options.forks(FULL_FORKS)
                     .warmupIterations(ENGINE_WARMUP_ITERATIONS).warmupTime(FULL_WARMUP_TIME)
                     .measurementIterations(ENGINE_ITERATIONS).measurementTime(FULL_ITERATION_TIME);
+        }
+        if (suite == Suite.MUTATOR) {
+            // 100 threads on two cores with a 1 ms sleep per batch: a lock holder that loses its
+            // core stalls everyone, and short iterations swing widely (the quick run saw 12.5 ms
+            // and 0.36 ms per call in two 200 ms iterations). Two-second iterations, fewer in
+            // warm-up (the mutate path is warm within one), keep the run near ten minutes.
+            return options.forks(FULL_FORKS)
+                    .warmupIterations(MUTATOR_WARMUP_ITERATIONS).warmupTime(MUTATOR_ITERATION_TIME)
+                    .measurementIterations(FULL_ITERATIONS).measurementTime(MUTATOR_ITERATION_TIME);
         }
         return options.forks(FULL_FORKS)
                 .warmupIterations(FULL_WARMUP_ITERATIONS).warmupTime(FULL_WARMUP_TIME)
