@@ -19,8 +19,10 @@ import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TableNotFoundException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -192,7 +194,7 @@ final class Region {
                 checkOpen();
                 long now = store.clock().getAsLong();
                 List<EncodedCell> cells = new ArrayList<>(puts.size());
-                java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>(puts.size() * 2);
+                Set<ByteBuffer> seen = new HashSet<>(puts.size() * 2);
                 boolean rowRepeats = false;
                 for (Mutation put : puts) {
                     List<Cell> putCells = put.cells();
@@ -205,7 +207,7 @@ final class Region {
                         }
                         cells.addAll(stamped.size() > 1 ? laterWins(stamped) : stamped);
                     }
-                    rowRepeats |= !seen.add(java.nio.ByteBuffer.wrap(put.row()));
+                    rowRepeats |= !seen.add(ByteBuffer.wrap(put.row()));
                 }
                 if (rowRepeats) {
                     cells = laterWins(cells);
@@ -233,7 +235,6 @@ final class Region {
             }
         });
     }
-
 
     /** Applies the mutations when the condition holds; completes with whether they were. */
     CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
