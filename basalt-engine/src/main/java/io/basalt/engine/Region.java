@@ -347,20 +347,20 @@ final class Region {
                     return null;
                 }
                 // Single-version deletes by column (family, qualifier): their timestamps.
-                Map<List<java.nio.ByteBuffer>, java.util.Set<Long>> versionDeletes = new LinkedHashMap<>();
+                Map<List<ByteBuffer>, Set<Long>> versionDeletes = new LinkedHashMap<>();
                 for (Cell cell : delete.cells()) {
                     if (cell.type() == CellType.DELETE && cell.timestamp() == Mutation.LATEST_TIMESTAMP) {
                         Cell latest = latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
                         if (latest != null) {
                             out.add(stamp(Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(),
                                     latest.timestamp(), CellType.DELETE, Bytes.EMPTY), now));
-                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new java.util.HashSet<>())
+                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new HashSet<>())
                                     .add(latest.timestamp());
                         }
                     } else {
                         out.add(stamp(cell, now));
                         if (cell.type() == CellType.DELETE) {
-                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new java.util.HashSet<>())
+                            versionDeletes.computeIfAbsent(columnOf(cell), c -> new HashSet<>())
                                     .add(cell.timestamp());
                         }
                     }
@@ -449,7 +449,7 @@ final class Region {
      * timestamp (markers mask only earlier writes), and compaction, which drops surplus versions,
      * never changes what a read returns.
      */
-    private EncodedCell surplusMarker(byte[] row, byte[] family, byte[] qualifier, java.util.Set<Long> deletedTimestamps,
+    private EncodedCell surplusMarker(byte[] row, byte[] family, byte[] qualifier, Set<Long> deletedTimestamps,
                                long now) {
         FamilyDescriptor descriptor = families.get(new String(family, java.nio.charset.StandardCharsets.UTF_8));
         int maxVersions = descriptor.maxVersions();
@@ -472,8 +472,8 @@ final class Region {
                 Bytes.EMPTY), now);
     }
 
-    private static List<java.nio.ByteBuffer> columnOf(Cell cell) {
-        return List.of(java.nio.ByteBuffer.wrap(cell.familyBytes()), java.nio.ByteBuffer.wrap(cell.qualifierBytes()));
+    private static List<ByteBuffer> columnOf(Cell cell) {
+        return List.of(ByteBuffer.wrap(cell.familyBytes()), ByteBuffer.wrap(cell.qualifierBytes()));
     }
 
     private boolean conditionHolds(CheckAndMutate check) {
