@@ -29,7 +29,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -45,7 +47,10 @@ import org.slf4j.LoggerFactory;
  * {@code SCAN_OPEN} opens a scanner on the store (one snapshot) and answers with its id and a
  * first batch; {@code SCAN_NEXT} returns the next batch; {@code SCAN_CLOSE} closes it. A batch
  * holds whole results until it has {@code caching} rows (when set) or {@code maxResultSize} bytes,
- * at least one result. A scanner that reaches its end closes by itself. Each scanner has a lease:
+ * at least one result, or until {@link ServerConfig#scanTimeLimit()} has passed: a scan that skips
+ * many rows (a narrow time range or column selection) then answers with what it has, possibly
+ * nothing — a heartbeat that keeps the client's request from timing out — and goes on looking in
+ * the background for the next batch. A scanner that reaches its end closes by itself. Each scanner has a lease:
  * one idle longer than {@link ServerConfig#scannerLease()} is closed, and a later request for it
  * gets {@link Status#UNKNOWN_SCANNER}. A connection's scanners close with the connection.
  */
@@ -59,10 +64,16 @@ public final class EngineHandler implements RequestHandler {
     private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
     private final AtomicLong scannerIds = new AtomicLong();
     private final long leaseNanos;
+    private final long timeLimitNanos;
+    private final AtomicLong heartbeats = new AtomicLong();
+    /** Stands for "no row yet, time is up" between {@code nextRow} and {@code next}. */
+    private static final Result OUT_OF_TIME = Result.of(List.of(io.basalt.cell.Cell.put(new byte[] {0},
+            new byte[] {'f'}, new byte[0], 0, new byte[0])));
 
     private EngineHandler(Connection store, ServerConfig config) {
         this.store = store;
         this.leaseNanos = config.scannerLease().toNanos();
+        this.timeLimitNanos = config.scanTimeLimit().toNanos();
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().name("basalt-scanner-leases").daemon().unstarted(r));
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), leaseNanos / 4);
@@ -82,6 +93,11 @@ public final class EngineHandler implements RequestHandler {
     /** Scanners open now. */
     public int openScanners() {
         return scanners.size();
+    }
+
+    /** Scan batches sent empty because no row was found within the time limit. */
+    public long heartbeats() {
+        return heartbeats.get();
     }
 
     @Override
@@ -247,6 +263,8 @@ public final class EngineHandler implements RequestHandler {
         boolean closed;
         /** What the last batch could not take: the next batch starts with it. */
         private Result carry;
+        /** A row being looked for when the last batch ran out of time; the next batch waits on it. */
+        private CompletableFuture<Result> looking;
 
         ServerScanner(long id, ServerConnection owner, ResultScanner scanner, Scan scan) {
             this.id = id;
@@ -267,11 +285,18 @@ public final class EngineHandler implements RequestHandler {
                 throw new UnknownScannerException("scanner " + id + " was closed");
             }
             lastUsed = System.nanoTime();
+            long deadline = lastUsed + timeLimitNanos;
             long bytes = 0;
             try {
                 while (caching == 0 || out.size() < caching) {
-                    Result r = carry != null ? carry : scanner.next();
+                    Result r = carry != null ? carry : nextRow(deadline);
                     carry = null;
+                    if (r == OUT_OF_TIME) {
+                        if (out.isEmpty()) {
+                            heartbeats.incrementAndGet();
+                        }
+                        return true; // what was found so far, maybe nothing: a heartbeat
+                    }
                     if (r == null) {
                         close();
                         return false;
@@ -291,6 +316,30 @@ public final class EngineHandler implements RequestHandler {
                 return true;
             } finally {
                 lastUsed = System.nanoTime();
+            }
+        }
+
+        /**
+         * The store's next row, or {@link #OUT_OF_TIME} when none came by {@code deadline}: the
+         * search goes on in the background and the next batch picks it up. The store's scanner
+         * is only ever called by one thread at a time, each call after the previous returned.
+         */
+        private Result nextRow(long deadline) {
+            if (looking == null) {
+                looking = CompletableFuture.supplyAsync(scanner::next, executor);
+            }
+            try {
+                Result r = looking.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                looking = null;
+                return r;
+            } catch (TimeoutException e) {
+                return OUT_OF_TIME;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while scanning", e);
+            } catch (ExecutionException e) {
+                looking = null;
+                throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
             }
         }
 
@@ -323,7 +372,11 @@ public final class EngineHandler implements RequestHandler {
             if (!closed) {
                 closed = true;
                 scanners.remove(id, this);
-                scanner.close();
+                if (looking != null) {
+                    looking.whenComplete((_, _) -> scanner.close()); // not while it is in next()
+                } else {
+                    scanner.close();
+                }
             }
         }
     }

@@ -34,15 +34,19 @@ import java.util.TreeSet;
  * @param frameTimeout how long a connection may sit with half a frame (or no handshake) before it
  *     is closed (default 30 s)
  * @param scannerLease how long a scanner may sit idle before it is closed (default 60 s)
+ * @param scanTimeLimit how long one scan request may look for rows before it answers with what it
+ *     has, possibly nothing (a heartbeat), so a selective scan never runs into the client's
+ *     request timeout (default 5 s)
  * @param shutdownGrace how long shutdown waits for requests in flight (default 30 s)
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
-                           int ioThreads, Duration frameTimeout, Duration scannerLease, Duration shutdownGrace) {
+                           int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
+                           Duration shutdownGrace) {
 
     private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
-            "scannerLeaseMillis", "shutdownGraceMillis");
+            "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis");
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -61,13 +65,13 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         if (ioThreads < 1) {
             throw new IllegalArgumentException("ioThreads " + ioThreads + " must be at least 1");
         }
-        for (Duration d : new Duration[] {linger, frameTimeout, scannerLease, shutdownGrace}) {
+        for (Duration d : new Duration[] {linger, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace}) {
             if (d.isNegative()) {
                 throw new IllegalArgumentException("duration " + d + " is negative");
             }
         }
-        if (frameTimeout.isZero() || scannerLease.isZero()) {
-            throw new IllegalArgumentException("frameTimeout and scannerLease must be positive");
+        if (frameTimeout.isZero() || scannerLease.isZero() || scanTimeLimit.isZero()) {
+            throw new IllegalArgumentException("frameTimeout, scannerLease and scanTimeLimit must be positive");
         }
     }
 
@@ -94,6 +98,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.ioThreads = ioThreads;
         b.frameTimeout = frameTimeout;
         b.scannerLease = scannerLease;
+        b.scanTimeLimit = scanTimeLimit;
         b.shutdownGrace = shutdownGrace;
         return b;
     }
@@ -101,7 +106,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
     /**
      * Applies a properties file over this configuration. Keys: {@code host, port, data, durability
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
-     * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, shutdownGraceMillis}.
+     * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
+     * shutdownGraceMillis}.
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
      */
@@ -166,6 +172,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private Duration frameTimeout = Duration.ofSeconds(30);
         private Duration scannerLease = Duration.ofSeconds(60);
+        private Duration scanTimeLimit = Duration.ofSeconds(5);
         private Duration shutdownGrace = Duration.ofSeconds(30);
 
         private Builder() {}
@@ -184,6 +191,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "ioThreads" -> ioThreads(Integer.parseInt(v));
                 case "frameTimeoutMillis" -> frameTimeout(Duration.ofMillis(Long.parseLong(v)));
                 case "scannerLeaseMillis" -> scannerLease(Duration.ofMillis(Long.parseLong(v)));
+                case "scanTimeLimitMillis" -> scanTimeLimit(Duration.ofMillis(Long.parseLong(v)));
                 case "shutdownGraceMillis" -> shutdownGrace(Duration.ofMillis(Long.parseLong(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
@@ -249,6 +257,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        public Builder scanTimeLimit(Duration v) {
+            scanTimeLimit = v;
+            return this;
+        }
+
         public Builder shutdownGrace(Duration v) {
             shutdownGrace = v;
             return this;
@@ -256,7 +269,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
 
         public ServerConfig build() {
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
-                    flushConsolidation, ioThreads, frameTimeout, scannerLease, shutdownGrace);
+                    flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace);
         }
     }
 }
