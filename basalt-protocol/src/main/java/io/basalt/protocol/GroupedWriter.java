@@ -53,7 +53,7 @@ public final class GroupedWriter {
     private boolean drainPosted;
     private boolean closed;
 
-    // Event loop only.
+    // Written by the event loop only (framesSinceDrain: under lock, by writers and the drain).
     private long batches;
     private long frames;
     private long framesSinceDrain;
