@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import picocli.CommandLine;
@@ -37,6 +38,10 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "FILE", description = "Where to write JMH's JSON results.")
     private Path out;
+
+    @Option(names = {"-p", "--param"}, paramLabel = "NAME=V1,V2",
+            description = "Run a parameter at these values instead of the suite's (repeatable).")
+    private List<String> params = new ArrayList<>();
 
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new BenchMain());
@@ -69,8 +74,15 @@ public final class BenchMain implements Callable<Integer> {
         for (int threads : suite.threads()) {
             Path part = Files.createTempFile(dir, suite.suiteName() + "-t" + threads + "-", ".json");
             try {
-                Collection<RunResult> results =
-                        new Runner(BenchDefaults.options(suite, quick, threads, part).build()).run();
+                ChainedOptionsBuilder options = BenchDefaults.options(suite, quick, threads, part);
+                for (String param : params) {
+                    int eq = param.indexOf('=');
+                    if (eq < 1 || eq == param.length() - 1) {
+                        throw new IllegalArgumentException("--param " + param + ": expected NAME=VALUE[,VALUE...]");
+                    }
+                    options.param(param.substring(0, eq), param.substring(eq + 1).split(","));
+                }
+                Collection<RunResult> results = new Runner(options.build()).run();
                 results.stream().map(ResultRow::of).forEach(rows::add);
                 jsonParts.add(Files.readString(part));
             } finally {

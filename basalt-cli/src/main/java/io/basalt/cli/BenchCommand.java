@@ -31,6 +31,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--list", description = "List the suites and exit.")
     private boolean list;
 
+    @Option(names = {"-p", "--param"}, paramLabel = "NAME=V1,V2",
+            description = "Run a parameter at these values instead of the suite's (repeatable), e.g. -p "
+                    + "engine=on. The results go to bench-results/NAME-custom.json, leaving the suite's own file.")
+    private List<String> params = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         if (!list && name == null) {
@@ -56,9 +61,14 @@ final class BenchCommand implements Callable<Integer> {
         } else {
             command.add(name);
             command.add("--out");
-            command.add(root.resolve("bench-results").resolve(name + ".json").toString());
+            command.add(root.resolve("bench-results").resolve(name + (params.isEmpty() ? "" : "-custom") + ".json")
+                    .toString());
             if (quick) {
                 command.add("--quick");
+            }
+            for (String param : params) {
+                command.add("--param");
+                command.add(param);
             }
         }
         return command;

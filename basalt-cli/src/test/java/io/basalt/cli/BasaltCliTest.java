@@ -96,6 +96,20 @@ class BasaltCliTest {
     }
 
     @Test
+    void benchParametersGoToTheSuiteAndTheirResultsToTheirOwnFile(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("basalt-bench/target/classes"));
+        Files.createDirectories(root.resolve("basalt-bench/target/lib"));
+        BenchCommand command = new BenchCommand();
+        new CommandLine(command).parseArgs("grouping", "-p", "engine=on", "--param", "streams=1,50");
+
+        List<String> java = command.javaCommand(root);
+
+        assertThat(java).containsSubsequence(BenchCommand.MAIN, "grouping", "--out",
+                root.resolve("bench-results/grouping-custom.json").toString(), "--param", "engine=on", "--param",
+                "streams=1,50");
+    }
+
+    @Test
     void benchSaysSoWhenTheBenchmarksAreNotBuilt(@TempDir Path root) {
         BenchCommand command = new BenchCommand();
         new CommandLine(command).parseArgs("cells");

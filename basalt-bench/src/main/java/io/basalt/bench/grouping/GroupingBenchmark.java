@@ -81,6 +81,10 @@ public class GroupingBenchmark {
     @Param({"off"})
     public String engine;
 
+    /** How long a group may wait for more frames ({@code basalt} only; 0 is the default design). */
+    @Param({"0"})
+    public int lingerMicros;
+
     private Path dir;
     private BasaltServer server;
     private RemoteConnection client;
@@ -101,8 +105,9 @@ public class GroupingBenchmark {
             default -> throw new IllegalArgumentException("unknown impl " + impl);
         };
         dir = Files.createTempDirectory("basalt-grouping-");
+        java.time.Duration linger = java.time.Duration.ofNanos(lingerMicros * 1000L);
         ServerConfig config = ServerConfig.builder().port(0).dataDir(dir).ioThreads(1).writeMode(mode)
-                .flushConsolidation(consolidation)
+                .flushConsolidation(consolidation).linger(linger)
                 .store(io.basalt.client.StoreOptions.defaults().withDurability(io.basalt.client.Durability.ASYNC))
                 .build();
         boolean engineOn = switch (engine) {
@@ -112,7 +117,7 @@ public class GroupingBenchmark {
         };
         server = BasaltServer.start(config, engineOn ? EngineHandler::open : _ -> new AckHandler());
         client = new RemoteConnection("127.0.0.1", server.address().getPort(), ClientOptions.builder()
-                .ioThreads(1).writeMode(mode).flushConsolidation(consolidation).build());
+                .ioThreads(1).writeMode(mode).flushConsolidation(consolidation).linger(linger).build());
         if (engineOn) {
             client.admin().createTable(TableDescriptor.of("t", "f")).join();
         }
