@@ -604,7 +604,7 @@ final class Region {
     /** A scanner at the current read point. */
     RegionScanner scanner(Scan scan) {
         checkReadable();
-        return openScanner(scan, -1);
+        return openScanner(scan);
     }
 
     private void checkReadable() {
@@ -614,11 +614,8 @@ final class Region {
         store.checkOpen();
     }
 
-    /**
-     * Opens a scanner; {@code readPoint} -1 means the current MVCC read point, anything else
-     * reads at that point (the write path reads at {@link Long#MAX_VALUE}: everything applied).
-     */
-    private RegionScanner openScanner(Scan scan, long readPoint) {
+    /** Opens a scanner at the current MVCC read point. */
+    private RegionScanner openScanner(Scan scan) {
         for (byte[] family : scan.columns().keySet()) {
             String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
             if (!families.containsKey(name)) {
@@ -626,11 +623,11 @@ final class Region {
             }
         }
         ReadPoints.Registration registration = store.readPoints().registerCurrent();
-        long point = readPoint < 0 ? registration.point() : readPoint;
         while (true) {
             View captured = view;
             if (captured.retain()) {
-                return new RegionScanner(this, scan, captured, point, store.clock().getAsLong(), registration);
+                return new RegionScanner(this, scan, captured, registration.point(), store.clock().getAsLong(),
+                        registration);
             }
         }
     }
