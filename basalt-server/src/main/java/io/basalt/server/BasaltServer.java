@@ -4,6 +4,7 @@ import io.basalt.protocol.FrameDecoder;
 import io.basalt.protocol.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -11,6 +12,9 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +35,8 @@ import org.slf4j.LoggerFactory;
 public final class BasaltServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BasaltServer.class);
+    /** How long a stop waits for the connections to send their last responses and close. */
+    private static final Duration CONNECTION_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final ServerConfig config;
     private final RequestHandler handler;
@@ -171,8 +177,20 @@ public final class BasaltServer implements AutoCloseable {
             LOG.warn("{} request(s) still in flight after {} ms; closing anyway", inFlight.get(),
                     config.shutdownGrace().toMillis());
         }
+        // Wait for each connection to send what it has and close before the event loops stop: a
+        // stopping event loop closes its channels at once, ahead of tasks still queued on it (the
+        // drain that writes the last responses), which would lose those responses.
+        List<ChannelFuture> closing = new ArrayList<>();
         for (ServerConnection c : connections) {
-            c.closeGracefully();
+            closing.add(c.closeGracefully());
+        }
+        long closeDeadline = System.nanoTime() + CONNECTION_CLOSE_TIMEOUT.toNanos();
+        for (ChannelFuture f : closing) {
+            if (!f.awaitUninterruptibly(Math.max(0, closeDeadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                LOG.warn("connections still sending after {} ms; closing them anyway",
+                        CONNECTION_CLOSE_TIMEOUT.toMillis());
+                break;
+            }
         }
         workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

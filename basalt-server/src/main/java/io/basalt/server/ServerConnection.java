@@ -15,6 +15,7 @@ import io.basalt.protocol.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -253,9 +254,13 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
-    /** Sends what is pending, then closes. */
-    void closeGracefully() {
+    /**
+     * Sends what is pending, then closes. The returned future completes once the channel closed:
+     * the caller must not stop the event loop before, or the responses still queued on it are lost.
+     */
+    ChannelFuture closeGracefully() {
         channel.eventLoop().execute(() ->
                 channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE));
+        return channel.closeFuture();
     }
 }
