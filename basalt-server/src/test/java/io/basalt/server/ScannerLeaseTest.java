@@ -1,0 +1,337 @@
+package io.basalt.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.basalt.cell.Cell;
+import io.basalt.client.Admin;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.BufferedMutator;
+import io.basalt.client.Connection;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.ScannerExpiredException;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.Messages;
+import io.basalt.protocol.OpCode;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Scanner leases: a scanner idle longer than {@link ServerConfig#scannerLease()} is closed on the
+ * server, engine scanner included, and the network client's scanner resumes after the last whole
+ * row it returned, or restarts the row it was stitching, or fails with a clear
+ * {@link ScannerExpiredException} when its last result was part of a row.
+ *
+ * <p>The tables are flushed before they are scanned, so the engine scanners read blocks from the
+ * pooled block cache: a scanner that expiry failed to close would also show up as a buffer leak
+ * in the after-each-test invariants.
+ */
+class ScannerLeaseTest {
+
+    private static final Duration LEASE = Duration.ofMillis(200);
+    private static final byte[] F = bytes("f");
+
+    @TempDir
+    Path dir;
+
+    /** The store, counting the engine scanners opened on it and those still open. */
+    private static final class CountingStore implements Connection {
+        final Connection store;
+        final AtomicInteger opened = new AtomicInteger();
+        final AtomicInteger open = new AtomicInteger();
+
+        CountingStore(Connection store) {
+            this.store = store;
+        }
+
+        @Override
+        public AsyncTable table(String name) {
+            AsyncTable table = store.table(name);
+            return (AsyncTable) Proxy.newProxyInstance(ScannerLeaseTest.class.getClassLoader(),
+                    new Class<?>[] {AsyncTable.class}, (_, method, args) -> {
+                        if (method.getName().equals("scanner")) {
+                            return counted(table.scanner((Scan) args[0]));
+                        }
+                        try {
+                            return method.invoke(table, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+
+        private ResultScanner counted(ResultScanner scanner) {
+            opened.incrementAndGet();
+            open.incrementAndGet();
+            AtomicBoolean closed = new AtomicBoolean();
+            return new ResultScanner() {
+                @Override
+                public Result next() {
+                    return scanner.next();
+                }
+
+                @Override
+                public void close() {
+                    if (closed.compareAndSet(false, true)) {
+                        open.decrementAndGet();
+                    }
+                    scanner.close();
+                }
+            };
+        }
+
+        @Override
+        public Admin admin() {
+            return store.admin();
+        }
+
+        @Override
+        public BufferedMutator.Builder bufferedMutator(String name) {
+            return store.bufferedMutator(name);
+        }
+
+        @Override
+        public String target() {
+            return store.target();
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+
+    /** A server with a 200 ms scanner lease over {@code store}, its handler made by {@code handlers}. */
+    private BasaltServer start(Function<ServerConfig, RequestHandler> handlers) throws InterruptedException {
+        return BasaltServer.start(ServerConfig.builder().port(0).dataDir(dir).ioThreads(2).scannerLease(LEASE).build(),
+                handlers);
+    }
+
+    private static Connection connect(BasaltServer server) {
+        return Basalt.connect("basalt://127.0.0.1:" + server.address().getPort());
+    }
+
+    /** Creates table "t" with {@code rows} rows of {@code columns} columns each, flushed to a file. */
+    private static void load(Connection c, List<String> rows, int columns) throws Exception {
+        c.admin().createTable(TableDescriptor.of("t", "f")).get(30, TimeUnit.SECONDS);
+        for (String row : rows) {
+            Put put = new Put(bytes(row));
+            for (int q = 0; q < columns; q++) {
+                put.addColumn(F, bytes(qualifier(q)), bytes("value-" + row + "-" + q));
+            }
+            c.table("t").put(put).get(30, TimeUnit.SECONDS);
+        }
+        c.admin().flush("t").get(30, TimeUnit.SECONDS);
+    }
+
+    private static String qualifier(int q) {
+        return String.format("q%02d", q);
+    }
+
+    /** Polls {@code condition} for up to 30 s: never a fixed sleep standing in for "long enough". */
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("waited 30 s for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Waits until the server has expired every scanner and the engine's scanners are closed. */
+    private static void awaitExpired(EngineHandler handler, CountingStore store) throws InterruptedException {
+        await(() -> handler.openScanners() == 0, "the server to expire the idle scanner");
+        await(() -> store.open.get() == 0, "the expired scanner's engine scanner to close");
+    }
+
+    private static List<String> rows(int n) {
+        List<String> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            rows.add(String.format("r%02d", i));
+        }
+        return rows;
+    }
+
+    @ParameterizedTest(name = "reversed={0}, limit={1}")
+    @CsvSource({"false, 0", "true, 0", "false, 13", "true, 9"})
+    void anIdleScannerExpiresAndTheScanResumesAfterTheLastRowItReturned(boolean reversed, int limit)
+            throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        try (BasaltServer server = start(c -> handler[0] = EngineHandler.over(
+                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c));
+             Connection client = connect(server)) {
+            List<String> all = rows(20);
+            load(client, all, 1);
+            List<String> expected = new ArrayList<>(all);
+            if (reversed) {
+                Collections.reverse(expected);
+            }
+            if (limit > 0) {
+                expected = expected.subList(0, limit);
+            }
+
+            List<String> seen = new ArrayList<>();
+            try (ResultScanner s = client.table("t").scanner(new Scan().setCaching(2).setReversed(reversed)
+                    .setLimit(limit))) {
+                for (Result r = s.next(); r != null; r = s.next()) {
+                    seen.add(string(r.row()));
+                    if (seen.size() == 1 || seen.size() == 6) {
+                        // Idle past the lease: the batch fetched ahead arrives meanwhile, and the
+                        // request after it finds the scanner gone.
+                        awaitExpired(handler[0], store[0]);
+                    }
+                }
+            }
+            assertThat(seen).as("every row once, in order, across two expiries").isEqualTo(expected);
+            assertThat(store[0].opened.get()).as("engine scanners: the first and one per resume")
+                    .isGreaterThanOrEqualTo(3);
+            await(() -> handler[0].openScanners() == 0 && store[0].open.get() == 0, "the finished scan to close");
+        }
+    }
+
+    @Test
+    void aScanWhoseLastResultWasPartOfARowFailsWithAClearErrorWhenItsScannerExpired() throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        try (BasaltServer server = start(c -> handler[0] = EngineHandler.over(
+                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c));
+             Connection client = connect(server)) {
+            load(client, rows(3), 5);
+            List<Result> seen = new ArrayList<>();
+            ScannerExpiredException failure = null;
+            try (ResultScanner s = client.table("t").scanner(new Scan().setBatch(1).setCaching(2))) {
+                seen.add(s.next());
+                awaitExpired(handler[0], store[0]);
+                try {
+                    for (Result r = s.next(); r != null; r = s.next()) {
+                        seen.add(r);
+                    }
+                } catch (ScannerExpiredException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure).as("the scan fails instead of skipping or repeating part of a row").isNotNull();
+            assertThat(failure).hasMessageContaining("scanner lease of " + LEASE.toMillis() + " ms")
+                    .hasMessageContaining("cannot resume because its last result was part of a row");
+            assertThat(seen.getLast().isPartial()).isTrue();
+            List<String> cells = new ArrayList<>();
+            for (Result r : seen) {
+                assertThat(r.size()).isEqualTo(1);
+                cells.add(string(r.row()) + "/" + string(r.cells().getFirst().qualifierBytes()));
+            }
+            List<String> expected = new ArrayList<>();
+            for (int q = 0; q < cells.size(); q++) {
+                expected.add("r00/" + qualifier(q));
+            }
+            assertThat(cells).as("the parts returned before the failure").isEqualTo(expected);
+            assertThat(store[0].opened.get()).as("no resumed scanner").isEqualTo(1);
+            await(() -> handler[0].openScanners() == 0 && store[0].open.get() == 0, "every scanner to close");
+        }
+    }
+
+    /**
+     * Passes requests to the engine, but holds the {@code holdAt}-th {@code SCAN_NEXT} until the
+     * engine has expired the scanner it asks for; records every scan opened.
+     */
+    private static final class HoldScanNext extends DeferringHandler {
+        final int holdAt;
+        final AtomicInteger scanNexts = new AtomicInteger();
+        final List<Scan> opened = Collections.synchronizedList(new ArrayList<>());
+
+        HoldScanNext(EngineHandler engine, int holdAt) {
+            super(engine);
+            this.holdAt = holdAt;
+        }
+
+        @Override
+        boolean hold(OpCode op, ByteBuf body) {
+            if (op == OpCode.SCAN_OPEN) {
+                ByteBuf peek = body.duplicate();
+                Wire.readString(peek, "table");
+                opened.add(Messages.readScan(peek));
+            }
+            return op == OpCode.SCAN_NEXT && scanNexts.incrementAndGet() == holdAt;
+        }
+
+        @Override
+        void awaitRelease() throws InterruptedException {
+            await(() -> engine.openScanners() == 0, "the scanner to expire");
+        }
+    }
+
+    @Test
+    void aRowBeingStitchedWhenItsScannerExpiredIsRestartedAndStillComesWholeOnce() throws Exception {
+        CountingStore[] store = new CountingStore[1];
+        HoldScanNext[] handler = new HoldScanNext[1];
+        List<String> wide = List.of("r0", "r1", "r2", "r3");
+        try (BasaltServer server = start(c -> handler[0] = new HoldScanNext(EngineHandler.over(
+                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c), 40));
+             Connection client = connect(server)) {
+            load(client, wide, 50);
+            client.table("t").put(new Put(bytes("s0")).addColumn(F, bytes("q"), bytes("value-s0-0")))
+                    .get(30, TimeUnit.SECONDS);
+
+            // 100 bytes per batch holds one or two of these cells: each wide row takes 25 to 50
+            // batches, so the 40th SCAN_NEXT, held until its scanner expired, falls inside a row.
+            List<Result> seen = new ArrayList<>();
+            try (ResultScanner s = client.table("t").scanner(new Scan().setMaxResultSize(100))) {
+                s.forEach(seen::add);
+            }
+
+            List<Scan> opened = List.copyOf(handler[0].opened);
+            assertThat(opened).as("the scan and its resumption").hasSizeGreaterThanOrEqualTo(2);
+            assertThat(opened.subList(1, opened.size())).as("resumed at a row being stitched, to restart it")
+                    .anyMatch(resumed -> resumed.startInclusive() && wide.contains(string(resumed.startRow())));
+
+            List<String> rows = new ArrayList<>();
+            for (Result r : seen) {
+                rows.add(string(r.row()));
+                assertThat(r.isPartial()).isFalse();
+                List<String> qualifiers = new ArrayList<>();
+                for (Cell cell : r.cells()) {
+                    qualifiers.add(string(cell.qualifierBytes()));
+                    assertThat(string(cell.valueBytes())).startsWith("value-" + string(r.row()) + "-");
+                }
+                if (wide.contains(string(r.row()))) {
+                    List<String> all = new ArrayList<>();
+                    for (int q = 0; q < 50; q++) {
+                        all.add(qualifier(q));
+                    }
+                    assertThat(qualifiers).as("row %s whole, each cell once", string(r.row())).isEqualTo(all);
+                }
+            }
+            assertThat(rows).containsExactly("r0", "r1", "r2", "r3", "s0");
+            await(() -> handler[0].engine.openScanners() == 0 && store[0].open.get() == 0, "every scanner to close");
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
