@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Writes frames to one channel, grouping small ones into one buffer (seed: BookKeeper #3886).
@@ -16,10 +17,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * Netty's {@code FlushConsolidationHandler} saves syscalls but still sends every frame through
  * the pipeline and posts a task per write. Here, in {@link WriteMode#GROUPED}:
  * <ul>
- *   <li>The caller encodes its frame into a buffer of its own, outside any lock. A small frame is
- *       then copied into the channel's <em>filling</em> buffer under a short lock; a frame of
- *       {@code threshold} bytes or more is not copied: the filling buffer is closed off first and
- *       the large frame queued after it, so it goes alone, after what was pending.</li>
+ *   <li>A frame the caller expects to be small is encoded straight into the channel's
+ *       <em>filling</em> buffer under a short lock ({@link #write(int, Consumer)}): no buffer of
+ *       its own, no copy. A frame of {@code threshold} bytes or more is encoded into a buffer of
+ *       its own outside the lock and not copied: the filling buffer is closed off first and the
+ *       large frame queued after it, so it goes alone, after what was pending. The filling
+ *       buffer is sized after the previous group, so a quiet connection allocates small
+ *       thread-cached buffers.</li>
  *   <li>When the filling buffer reaches {@code threshold} it is closed off and queued, and a new
  *       one started.</li>
  *   <li>The first frame after a drain posts one drain task to the event loop (a flag guards it),
@@ -38,6 +42,8 @@ public final class GroupedWriter {
 
     /** Default size at which a group is sent without waiting, and above which a frame goes alone. */
     public static final int DEFAULT_THRESHOLD = 64 * 1024;
+    /** The smallest filling buffer allocated. */
+    private static final int MIN_CAPACITY = 512;
 
     private final Channel channel;
     private final EventLoop loop;
@@ -52,6 +58,7 @@ public final class GroupedWriter {
     private final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
     private boolean drainPosted;
     private boolean closed;
+    private int nextCapacity = MIN_CAPACITY;
 
     // Written by the event loop only (framesSinceDrain: under lock, by writers and the drain).
     private long batches;
@@ -73,8 +80,69 @@ public final class GroupedWriter {
     }
 
     /**
-     * Sends one encoded frame (ownership passes to the writer). Returns false, having released the
-     * frame, when the writer is closed.
+     * Encodes one frame and sends it. A frame expected to be small ({@code sizeHint} below the
+     * threshold) is encoded straight into the channel's filling buffer under the lock, so it costs
+     * no buffer of its own and no copy; a larger one is encoded into its own buffer outside the
+     * lock and goes alone. If {@code encoder} throws, nothing of the frame is sent and the
+     * exception propagates. Returns false when the writer is closed (nothing was encoded).
+     */
+    public boolean write(int sizeHint, Consumer<ByteBuf> encoder) {
+        if (mode == WriteMode.FLUSH_EACH || sizeHint >= threshold) {
+            ByteBuf frame = mode == WriteMode.FLUSH_EACH ? channel.alloc().buffer(Math.max(64, sizeHint))
+                    : channel.alloc().directBuffer(sizeHint);
+            try {
+                encoder.accept(frame);
+            } catch (RuntimeException e) {
+                frame.release();
+                throw e;
+            }
+            return write(frame);
+        }
+        boolean post;
+        boolean now;
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            if (filling == null) {
+                filling = channel.alloc().directBuffer(nextCapacity);
+            }
+            int mark = filling.writerIndex();
+            try {
+                encoder.accept(filling);
+            } catch (RuntimeException e) {
+                filling.writerIndex(mark);
+                throw e;
+            }
+            framesSinceDrain++;
+            if (filling.readableBytes() >= threshold) {
+                closeFilling();
+            }
+            post = !drainPosted;
+            drainPosted = true;
+            now = lingerNanos == 0 || !ready.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+        if (post) {
+            schedule(now);
+        }
+        return true;
+    }
+
+    private void schedule(boolean now) {
+        if (now) {
+            loop.execute(drainTask);
+        } else {
+            loop.schedule(drainTask, lingerNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Sends one encoded frame (ownership passes to the writer): small frames are copied into the
+     * filling buffer, large ones go alone. Returns false, having released the frame, when the
+     * writer is closed.
      */
     public boolean write(ByteBuf frame) {
         if (mode == WriteMode.FLUSH_EACH) {
@@ -100,7 +168,7 @@ public final class GroupedWriter {
                 frame = null;
             } else {
                 if (filling == null) {
-                    filling = channel.alloc().directBuffer(Math.max(threshold, size));
+                    filling = channel.alloc().directBuffer(Math.max(nextCapacity, size));
                 }
                 filling.writeBytes(frame);
                 if (filling.readableBytes() >= threshold) {
@@ -117,17 +185,20 @@ public final class GroupedWriter {
             }
         }
         if (post) {
-            if (now) {
-                loop.execute(drainTask);
-            } else {
-                loop.schedule(drainTask, lingerNanos, TimeUnit.NANOSECONDS);
-            }
+            schedule(now);
         }
         return true;
     }
 
+    /**
+     * Queues the filling buffer, and sizes the next one after it: about what the last group
+     * needed, so a quiet connection allocates small (pooled, thread-cached) buffers and a busy one
+     * rarely grows its buffer.
+     */
     private void closeFilling() {
         if (filling != null && filling.isReadable()) {
+            int used = filling.readableBytes();
+            nextCapacity = Math.clamp(used + (used >> 1), Math.min(MIN_CAPACITY, threshold), threshold);
             ready.add(filling);
             filling = null;
         }

@@ -191,6 +191,25 @@ class GroupedWriterTest {
     }
 
     @Test
+    void framesEncodedInPlaceShareTheGroupAndAFailedEncodingLeavesNoTrace() {
+        open();
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
+        writer.write(64, buf -> buf.writeBytes(expected(0, 0, 10)));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> writer.write(64, buf -> {
+            buf.writeBytes(expected(0, 99, 10)); // half written, then the encoding fails
+            throw new IllegalStateException("encoding failed");
+        })).hasMessage("encoding failed");
+        writer.write(64, buf -> buf.writeBytes(expected(0, 1, 10)));
+        assertThat(writer.write(8192, buf -> buf.writeBytes(expected(0, 2, 5000)))).isTrue();
+        channel.runPendingTasks();
+
+        List<byte[]> messages = outbound();
+        assertThat(messages).as("one group of two frames, then the large frame alone").hasSize(2);
+        assertThat(frames(messages)).containsExactly(expected(0, 0, 10), expected(0, 1, 10), expected(0, 2, 5000));
+        assertThat(counter.flushes).isEqualTo(1);
+    }
+
+    @Test
     void aFrameAtTheThresholdGoesAloneAfterWhatWasPending() {
         open();
         int threshold = 256;

@@ -211,7 +211,7 @@ public final class EngineHandler implements RequestHandler {
                 if (failure != null) {
                     c.fail(id, op, failure);
                 } else {
-                    c.respond(id, op, buf -> {
+                    c.respond(id, op, value instanceof Result r ? sizeHint(List.of(r)) : 128, buf -> {
                         if (writer != null) {
                             writer.accept(buf, value);
                         }
@@ -394,7 +394,7 @@ public final class EngineHandler implements RequestHandler {
             return;
         }
         long scannerId = s.id;
-        c.respond(requestId, OpCode.SCAN_OPEN, buf -> {
+        c.respond(requestId, OpCode.SCAN_OPEN, sizeHint(batch), buf -> {
             Wire.writeVarlong(buf, scannerId);
             Wire.writeBoolean(buf, more);
             Messages.writeResults(buf, batch);
@@ -416,10 +416,22 @@ public final class EngineHandler implements RequestHandler {
             c.fail(requestId, OpCode.SCAN_NEXT, e);
             return;
         }
-        c.respond(requestId, OpCode.SCAN_NEXT, buf -> {
+        c.respond(requestId, OpCode.SCAN_NEXT, sizeHint(batch), buf -> {
             Wire.writeBoolean(buf, more);
             Messages.writeResults(buf, batch);
         });
+    }
+
+    /** About the size of a response carrying {@code results}, for the writer's grouping decision. */
+    private static int sizeHint(List<Result> results) {
+        long bytes = 64;
+        for (Result r : results) {
+            bytes += 8;
+            for (Cell cell : r.cells()) {
+                bytes += CellLayout.encodedLength(cell);
+            }
+        }
+        return (int) Math.min(Integer.MAX_VALUE - 64, bytes);
     }
 
     private void expireScanners() {

@@ -64,19 +64,27 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     // ------------------------------------------------------------------ responses (any thread)
 
-    /** Sends an OK response whose body {@code body} writes. */
+    /** Sends an OK response whose body {@code body} writes (a small one). */
     public void respond(long requestId, OpCode op, Consumer<ByteBuf> body) {
-        ByteBuf buf = channel.alloc().buffer(128);
+        respond(requestId, op, 128, body);
+    }
+
+    /**
+     * Sends an OK response whose body {@code body} writes; {@code sizeHint} is about the frame's
+     * size, so a large response is encoded into a buffer of its own rather than the group's.
+     */
+    public void respond(long requestId, OpCode op, int sizeHint, Consumer<ByteBuf> body) {
         try {
-            int start = FrameLayout.begin(buf, requestId, op, Status.OK, true);
-            body.accept(buf);
-            FrameLayout.finish(buf, start);
+            writer.write(sizeHint, buf -> {
+                int start = FrameLayout.begin(buf, requestId, op, Status.OK, true);
+                body.accept(buf);
+                FrameLayout.finish(buf, start);
+            });
         } catch (RuntimeException e) {
-            buf.release();
             fail(requestId, op, e);
             return;
         }
-        send(buf);
+        server.requestDone();
     }
 
     /** Sends an error response for {@code failure}, choosing the status from its type. */
@@ -91,17 +99,13 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     /** Sends an error response with this status and message. */
     public void error(long requestId, int opCode, Status status, String message, List<String> args) {
-        ByteBuf buf = channel.alloc().buffer(64 + message.length());
-        buf.writeInt(0).writeInt(0).writeLong(requestId).writeByte(opCode).writeByte(status.code())
-                .writeShort(FrameLayout.FLAG_RESPONSE);
-        int start = buf.writerIndex() - FrameLayout.HEADER_SIZE;
-        Messages.writeError(buf, message, args);
-        FrameLayout.finish(buf, start);
-        send(buf);
-    }
-
-    private void send(ByteBuf frame) {
-        writer.write(frame);
+        writer.write(64 + 3 * message.length(), buf -> {
+            int start = buf.writerIndex();
+            buf.writeInt(0).writeInt(0).writeLong(requestId).writeByte(opCode).writeByte(status.code())
+                    .writeShort(FrameLayout.FLAG_RESPONSE);
+            Messages.writeError(buf, message, args);
+            FrameLayout.finish(buf, start);
+        });
         server.requestDone();
     }
 

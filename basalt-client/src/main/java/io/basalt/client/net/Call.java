@@ -17,12 +17,15 @@ final class Call<T> {
     final String what;
     final Consumer<ByteBuf> body;
     final Function<ByteBuf, T> decoder;
+    /** About the size of the request's frame, so a large one is encoded apart from the group. */
+    final int sizeHint;
     final CompletableFuture<T> future = new CompletableFuture<>();
     /** Attempts made so far; touched by one attempt's failure path at a time. */
     int attempts;
 
-    Call(OpCode op, String what, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
+    Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
         this.op = op;
+        this.sizeHint = sizeHint;
         this.what = what;
         this.body = body;
         this.decoder = decoder;

@@ -43,6 +43,11 @@ final class RemoteTable implements AsyncTable {
         return name;
     }
 
+    /** A frame size hint from a heap estimate (which overestimates the encoding). */
+    private static int hint(long heapSize) {
+        return (int) Math.min(Integer.MAX_VALUE - 64, heapSize + 64);
+    }
+
     private void header(ByteBuf buf) {
         Wire.writeString(buf, name);
     }
@@ -59,7 +64,7 @@ final class RemoteTable implements AsyncTable {
 
     private CompletableFuture<Void> mutate(OpCode op, Mutation mutation) {
         Objects.requireNonNull(mutation, "mutation");
-        return rpc.call(op, op + onTable, buf -> {
+        return rpc.call(op, op + onTable, hint(mutation.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, mutation);
         }, _ -> null);
@@ -107,7 +112,11 @@ final class RemoteTable implements AsyncTable {
             return futures;
         }
         String what = "BATCH of " + copy.size() + onTable;
-        rpc.call(OpCode.BATCH, what, buf -> {
+        long bytes = 0;
+        for (Mutation m : copy) {
+            bytes += m.heapSize();
+        }
+        rpc.call(OpCode.BATCH, what, hint(bytes), buf -> {
             header(buf);
             Messages.writeMutations(buf, copy);
         }, buf -> readOutcomes(buf, copy.size(), what)).whenComplete((outcomes, failure) -> {

@@ -75,34 +75,33 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
      */
     <T> void send(Call<T> call, AttemptFailure onFailure) {
         long id = ids.incrementAndGet();
-        Attempt<T> attempt = new Attempt<>(call, onFailure, System.nanoTime() + timeoutNanos);
-        ByteBuf buf = channel.alloc().buffer(256);
-        try {
-            int start = FrameLayout.begin(buf, id, call.op, Status.OK, false);
-            call.body.accept(buf);
-            FrameLayout.finish(buf, start);
-        } catch (RuntimeException e) {
-            buf.release();
-            call.future.completeExceptionally(e);
-            return;
-        }
-        if (buf.readableBytes() > options.maxFrameSize()) {
-            int size = buf.readableBytes();
-            buf.release();
-            call.future.completeExceptionally(new IllegalArgumentException(call.what + " is a " + size
-                    + "-byte frame, over the largest frame of " + options.maxFrameSize() + " bytes"));
-            return;
-        }
-        pending.put(id, attempt);
+        pending.put(id, new Attempt<>(call, onFailure, System.nanoTime() + timeoutNanos));
         BasaltException failure = closed;
         if (failure != null) {
-            buf.release();
             if (pending.remove(id) != null) {
                 onFailure.failed(call, failure, false);
             }
             return;
         }
-        if (!writer.write(buf) && pending.remove(id) != null) {
+        boolean written;
+        try {
+            written = writer.write(call.sizeHint, buf -> {
+                int start = FrameLayout.begin(buf, id, call.op, Status.OK, false);
+                call.body.accept(buf);
+                FrameLayout.finish(buf, start);
+                int size = buf.writerIndex() - start;
+                if (size > options.maxFrameSize()) {
+                    throw new IllegalArgumentException(call.what + " is a " + size
+                            + "-byte frame, over the largest frame of " + options.maxFrameSize() + " bytes");
+                }
+            });
+        } catch (RuntimeException e) {
+            if (pending.remove(id) != null) {
+                call.future.completeExceptionally(e);
+            }
+            return;
+        }
+        if (!written && pending.remove(id) != null) {
             onFailure.failed(call, closedError("closed"), false);
         }
     }

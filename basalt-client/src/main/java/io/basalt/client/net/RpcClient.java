@@ -73,7 +73,13 @@ public final class RpcClient implements AutoCloseable {
      * response. {@code what} names the request in errors, e.g. {@code "GET on table 't'"}.
      */
     public <T> CompletableFuture<T> call(OpCode op, String what, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
-        Call<T> call = new Call<>(op, what, body, decoder);
+        return call(op, what, 256, body, decoder);
+    }
+
+    /** {@link #call(OpCode, String, Consumer, Function)} for a request of about {@code sizeHint} bytes. */
+    public <T> CompletableFuture<T> call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body,
+                                         Function<ByteBuf, T> decoder) {
+        Call<T> call = new Call<>(op, what, sizeHint, body, decoder);
         attempt(call);
         return call.future;
     }
