@@ -33,6 +33,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -182,7 +184,7 @@ public final class EngineHandler implements RequestHandler {
         }
     }
 
-    private static <T> T decode(ByteBuf body, OpCode op, java.util.function.Function<ByteBuf, T> reader) {
+    private static <T> T decode(ByteBuf body, OpCode op, Function<ByteBuf, T> reader) {
         T value = reader.apply(body);
         Wire.end(body, op.toString());
         return value;
@@ -198,7 +200,7 @@ public final class EngineHandler implements RequestHandler {
 
     /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */
     private <T> void run(ServerConnection c, long id, OpCode op, Supplier<CompletableFuture<T>> call,
-                         java.util.function.BiConsumer<ByteBuf, T> writer) {
+                         BiConsumer<ByteBuf, T> writer) {
         executor.execute(() -> {
             CompletableFuture<T> f;
             try {

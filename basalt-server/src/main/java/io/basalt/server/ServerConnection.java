@@ -134,28 +134,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     /** The values the client rebuilds a typed exception from: table (and family) names. */
     static List<String> argsOf(Throwable t) {
-        String m = t.getMessage() == null ? "" : t.getMessage();
         return switch (t) {
-            case TableNotFoundException _, TableExistsException _ -> quoted(m, 1);
-            case NoSuchFamilyException _ -> quoted(m, 2);
+            case TableNotFoundException e -> List.of(e.table());
+            case TableExistsException e -> List.of(e.table());
+            case NoSuchFamilyException e -> List.of(e.table(), e.family());
             default -> List.of();
         };
-    }
-
-    /** The first {@code n} single-quoted names of a message such as {@code table 't' has no ... 'f'}. */
-    private static List<String> quoted(String m, int n) {
-        java.util.ArrayList<String> out = new java.util.ArrayList<>();
-        int at = 0;
-        while (out.size() < n) {
-            int open = m.indexOf('\'', at);
-            int close = open < 0 ? -1 : m.indexOf('\'', open + 1);
-            if (close < 0) {
-                return List.of();
-            }
-            out.add(m.substring(open + 1, close));
-            at = close + 1;
-        }
-        return out;
     }
 
     // ------------------------------------------------------------------ inbound (event loop)

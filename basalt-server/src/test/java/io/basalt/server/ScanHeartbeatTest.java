@@ -3,9 +3,7 @@ package io.basalt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.basalt.client.Admin;
 import io.basalt.client.AsyncTable;
-import io.basalt.client.BufferedMutator;
 import io.basalt.client.Connection;
 import io.basalt.client.OperationTimeoutException;
 import io.basalt.client.Put;
@@ -62,32 +60,15 @@ class ScanHeartbeatTest {
                 new Class<?>[] {AsyncTable.class}, (_, method, _) -> switch (method.getName()) {
                     case "name" -> "t";
                     case "scanner" -> scanner;
-                    default -> throw new UnsupportedOperationException(method.getName());
+                    default -> throw new UnsupportedOperationException("the slow store only scans: " + method.getName());
                 });
-        return new Connection() {
-            @Override
-            public Admin admin() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public AsyncTable table(String name) {
-                return table;
-            }
-
-            @Override
-            public BufferedMutator.Builder bufferedMutator(String name) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public String target() {
-                return "slow store";
-            }
-
-            @Override
-            public void close() {}
-        };
+        return (Connection) Proxy.newProxyInstance(ScanHeartbeatTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (_, method, _) -> switch (method.getName()) {
+                    case "table" -> table;
+                    case "target" -> "slow store";
+                    case "close" -> null;
+                    default -> throw new UnsupportedOperationException("the slow store only scans: " + method.getName());
+                });
     }
 
     private static Result row(String row) {

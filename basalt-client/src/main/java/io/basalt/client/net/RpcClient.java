@@ -15,7 +15,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -42,7 +44,7 @@ public final class RpcClient implements AutoCloseable {
     private final Bootstrap bootstrap;
     private final AtomicReferenceArray<CompletableFuture<RpcChannel>> slots;
     private final AtomicInteger next = new AtomicInteger();
-    private final java.util.Set<Call<?>> backingOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Call<?>> backingOff = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public RpcClient(String host, int port, ClientOptions options) {
