@@ -37,6 +37,17 @@ public final class Result {
         return new Result(cells.getFirst().rowBytes(), cells, partial);
     }
 
+    /**
+     * A result over sorted cells of {@code row}, which it keeps without copying: for decoders
+     * that have the row at hand (and have checked that every cell is of that row).
+     */
+    public static Result of(byte[] row, List<Cell> cells, boolean partial) {
+        if (cells.isEmpty()) {
+            return EMPTY;
+        }
+        return new Result(row, cells, partial);
+    }
+
     /** The result of reading a row that has no visible cells. */
     public static Result empty() {
         return EMPTY;

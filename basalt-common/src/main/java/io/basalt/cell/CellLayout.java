@@ -201,9 +201,15 @@ public final class CellLayout {
      */
     public static long write(Cell cell, MemorySegment dst, long offset) {
         if (cell instanceof EncodedCell encoded) {
-            // Already in this layout and validated when it was decoded: copy it whole.
+            // Already in this layout and validated when it was decoded: copy it whole. From a heap
+            // array the copy skips the two-segment checks, which cost as much as a small copy.
             long length = encoded.encodedLength();
-            MemorySegment.copy(encoded.segment(), encoded.offset(), dst, offset, length);
+            byte[] array = encoded.array();
+            if (array != null) {
+                MemorySegment.copy(array, (int) encoded.offset(), dst, ValueLayout.JAVA_BYTE, offset, (int) length);
+            } else {
+                MemorySegment.copy(encoded.segment(), encoded.offset(), dst, offset, length);
+            }
             return length;
         }
         MemorySegment row = cell.row();
@@ -280,6 +286,70 @@ public final class CellLayout {
     }
 
     // ---------------------------------------------------------------- reading
+
+    /**
+     * {@link #validate} for a cell in a heap array, for readers of many cells: the same checks,
+     * made on the array directly, with {@code -1} for a cell that fails any of them (ask
+     * {@link #validate} for the reason). Returns the cell's encoded length.
+     */
+    static int validLength(byte[] src, int offset, int limit) {
+        if (offset < 0 || limit > src.length || offset >= limit) {
+            return -1;
+        }
+        long keyVarint = arrayVarint(src, offset, limit);
+        if (keyVarint < 0) {
+            return -1;
+        }
+        int at = offset + (int) (keyVarint >>> 32);
+        long valueVarint = arrayVarint(src, at, limit);
+        if (valueVarint < 0) {
+            return -1;
+        }
+        at += (int) (valueVarint >>> 32);
+        int keyLength = (int) keyVarint;
+        int valueLength = (int) valueVarint;
+        if (keyLength < MIN_KEY_LENGTH || keyLength > MAX_KEY_LENGTH || valueLength > Cell.MAX_VALUE_LENGTH) {
+            return -1;
+        }
+        long end = (long) at + keyLength + valueLength;
+        if (end > limit) {
+            return -1;
+        }
+        int rowLength = ((src[at] & 0xFF) << 8) | (src[at + 1] & 0xFF);
+        if (rowLength == 0 || rowLength > Cell.MAX_ROW_LENGTH
+                || ROW_LENGTH_SIZE + rowLength + FAMILY_LENGTH_SIZE + TIMESTAMP_TYPE_SIZE > keyLength) {
+            return -1;
+        }
+        int familyLength = src[at + ROW_LENGTH_SIZE + rowLength] & 0xFF;
+        int qualifierLength = qualifierLength(keyLength, rowLength, familyLength);
+        if (qualifierLength < 0 || qualifierLength > Cell.MAX_QUALIFIER_LENGTH) {
+            return -1;
+        }
+        // The timestamp is big-endian: its first byte holds the sign.
+        if (src[at + keyLength - TIMESTAMP_TYPE_SIZE] < 0 || CellType.fromCode(src[at + keyLength - 1]) == null) {
+            return -1;
+        }
+        return (int) (end - offset);
+    }
+
+    /** A varint of {@link #validLength}'s: its size in the high 32 bits, or {@code -1}. */
+    private static long arrayVarint(byte[] src, int offset, int limit) {
+        long value = 0;
+        for (int i = 0; i < MAX_VARINT_SIZE; i++) {
+            if (offset + i >= limit) {
+                return -1;
+            }
+            int b = src[offset + i];
+            value |= (long) (b & 0x7F) << (7 * i);
+            if (b >= 0) {
+                if ((i > 0 && b == 0) || value > Integer.MAX_VALUE) {
+                    return -1;
+                }
+                return ((long) (i + 1) << 32) | value;
+            }
+        }
+        return -1;
+    }
 
     /**
      * Checks that a well-formed cell starts at {@code offset} and ends at or before {@code limit},

@@ -14,6 +14,8 @@ import java.lang.foreign.ValueLayout;
 public final class EncodedCell extends AbstractCell {
 
     private final MemorySegment segment;
+    /** The array {@link #segment} wholly views, when it was made from one; else {@code null}. */
+    private final byte[] array;
     private final long offset;
     private final long keyOffset;
     private final int keyLength;
@@ -21,8 +23,10 @@ public final class EncodedCell extends AbstractCell {
     private final int rowLength;
     private final int familyLength;
 
-    private EncodedCell(MemorySegment segment, long offset, long keyOffset, int keyLength, int valueLength) {
+    private EncodedCell(MemorySegment segment, byte[] array, long offset, long keyOffset, int keyLength,
+            int valueLength) {
         this.segment = segment;
+        this.array = array;
         this.offset = offset;
         this.keyOffset = keyOffset;
         this.keyLength = keyLength;
@@ -38,11 +42,19 @@ public final class EncodedCell extends AbstractCell {
      */
     public static EncodedCell decode(MemorySegment segment, long offset, long limit) {
         CellLayout.validate(segment, offset, limit);
+        return trusted(segment, null, offset);
+    }
+
+    /**
+     * A view of a cell that was validated already (by {@link CellBlock}): the lengths are read,
+     * not checked.
+     */
+    static EncodedCell trusted(MemorySegment segment, byte[] array, long offset) {
         int keyLength = CellLayout.readTrustedVarint(segment, offset);
         int keyVarintSize = CellLayout.varintSize(keyLength);
         int valueLength = CellLayout.readTrustedVarint(segment, offset + keyVarintSize);
         long keyOffset = offset + keyVarintSize + CellLayout.varintSize(valueLength);
-        return new EncodedCell(segment, offset, keyOffset, keyLength, valueLength);
+        return new EncodedCell(segment, array, offset, keyOffset, keyLength, valueLength);
     }
 
     /** Reads the cell at {@code offset}, which may use the rest of the segment. */
@@ -52,17 +64,27 @@ public final class EncodedCell extends AbstractCell {
 
     /** Reads the cell at {@code offset} of a heap array, which may use the rest of the array. */
     public static EncodedCell decode(byte[] bytes, int offset) {
-        return decode(MemorySegment.ofArray(bytes), offset);
+        return decode(bytes, offset, bytes.length);
     }
 
     /** Reads the cell at {@code offset} of a heap array, which must end by {@code limit}. */
     public static EncodedCell decode(byte[] bytes, int offset, int limit) {
-        return decode(MemorySegment.ofArray(bytes), offset, limit);
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        CellLayout.validate(segment, offset, limit);
+        return trusted(segment, bytes, offset);
     }
 
     /** The segment this view reads. */
     public MemorySegment segment() {
         return segment;
+    }
+
+    /**
+     * The heap array {@link #segment()} views from its start, when the cell was read from one
+     * (offsets then index it directly); {@code null} otherwise. Do not write to it.
+     */
+    public byte[] array() {
+        return array;
     }
 
     /** Where the encoding starts in {@link #segment()}. */

@@ -117,11 +117,15 @@ class CellLayoutTest {
     private static void assertMalformedOrExact(byte[] bytes) {
         MemorySegment segment = MemorySegment.ofArray(bytes);
         Throwable thrown = catchThrowable(() -> CellLayout.validate(segment, 0, bytes.length));
+        int arrayLength = CellLayout.validLength(bytes, 0, bytes.length);
         if (thrown != null) {
             assertThat(thrown).isInstanceOf(MalformedCellException.class);
             assertThat(((MalformedCellException) thrown).offset()).isZero();
+            assertThat(arrayLength).as("the array check rejects what validate rejects").isEqualTo(-1);
             return;
         }
+        assertThat(arrayLength).as("the array check accepts what validate accepts, with its length")
+                .isEqualTo(CellLayout.validate(segment, 0, bytes.length));
         EncodedCell cell = EncodedCell.decode(bytes, 0);
         Cell copy = Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(),
                 cell.type(), cell.valueBytes());

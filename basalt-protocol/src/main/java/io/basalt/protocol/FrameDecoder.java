@@ -34,9 +34,38 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         this.maxFrameSize = maxFrameSize;
     }
 
+    /** Largest frame whose room is made as soon as its header arrives (see {@link #reserve}). */
+    static final int RESERVE_LIMIT = 8 << 20;
+
+    /** Capacity of the buffer holding what has arrived of the next frame (0 when none): for tests. */
+    int bufferCapacity() {
+        ByteBuf b = internalBuffer();
+        return b.isReadable() ? b.capacity() : 0;
+    }
+
     /** True when part of a handshake or frame has arrived and the rest has not. */
     public boolean partial() {
         return actualReadableBytes() > 0 || discarding > 0;
+    }
+
+    /**
+     * Makes room for the rest of a frame whose header has arrived, in one step. Without it the
+     * accumulated bytes would be copied into a buffer twice the size each time they outgrow it,
+     * several copies for each 2 MiB scan batch. Room is made for at most {@link #RESERVE_LIMIT}
+     * bytes of a frame: a peer that announces a large frame and then sends little makes the
+     * connection hold at most that much memory, not the frame's size.
+     */
+    private static void reserve(ByteBuf in, long frameBytes) {
+        long missing = Math.min(frameBytes, RESERVE_LIMIT) - in.readableBytes();
+        if (missing <= in.writableBytes() || in.refCnt() != 1) {
+            // Room enough; or bodies of frames decoded from this buffer still view it, so its
+            // bytes must stay where they are: the cumulator will copy what is left when it grows.
+            return;
+        }
+        in.discardReadBytes(); // the frames before this one are done with: do not grow for them
+        if (missing > in.writableBytes() && missing <= in.maxWritableBytes()) {
+            in.ensureWritable((int) missing);
+        }
     }
 
     @Override
@@ -83,6 +112,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 continue;
             }
             if (in.readableBytes() < length + 4) {
+                reserve(in, length + 4);
                 return;
             }
             int frameLength = (int) length;

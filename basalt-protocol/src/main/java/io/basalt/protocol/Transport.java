@@ -1,5 +1,7 @@
 package io.basalt.protocol;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -22,6 +24,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 public enum Transport {
     EPOLL,
     NIO;
+
+    /**
+     * The buffer allocator of every Basalt channel, both ends: Netty's pooled allocator. Netty
+     * 4.2's default (adaptive) pools buffers only up to a size class well below a 2 MiB scan
+     * batch; above it, each frame buffer and each growth of a receive buffer is a fresh native
+     * allocation that the JDK zeroes, then frees. The pooled allocator's 4 MiB chunks hold those
+     * frames and are reused without zeroing. The {@code scan} suite's loopback scan of 1M rows
+     * took 5.0 s with the adaptive allocator and 3.5 s with this one.
+     */
+    public static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
     /** The best transport available here. */
     public static Transport best() {

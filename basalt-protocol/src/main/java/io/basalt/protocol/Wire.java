@@ -1,8 +1,8 @@
 package io.basalt.protocol;
 
 import io.basalt.cell.Cell;
+import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellLayout;
-import io.basalt.cell.EncodedCell;
 import io.basalt.cell.MalformedCellException;
 import io.netty.buffer.ByteBuf;
 import java.lang.foreign.MemorySegment;
@@ -112,34 +112,106 @@ public final class Wire {
         return buf.readUnsignedByte();
     }
 
+    /** Bytes of a padded varint: one that can hold any int, written before its value is known. */
+    public static final int PADDED_VARINT_SIZE = 5;
+
     /** Writes {@code cells} as one cell block. */
     public static void writeCells(ByteBuf buf, List<? extends Cell> cells) {
-        writeVarint(buf, cells.size());
+        writeCellBlock(buf, cells.size(), List.of(cells));
+    }
+
+    /** Bytes {@code cells} take in a cell block. */
+    public static long encodedLength(List<? extends Cell> cells) {
         long total = 0;
-        for (Cell cell : cells) {
-            total += CellLayout.encodedLength(cell);
+        for (int i = 0, n = cells.size(); i < n; i++) {
+            total += CellLayout.encodedLength(cells.get(i));
         }
-        if (total > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("cell block of " + total + " bytes is too large for one frame");
-        }
-        int length = (int) total;
-        writeVarint(buf, length);
-        buf.ensureWritable(length);
-        int at = buf.writerIndex();
-        MemorySegment dst = MemorySegment.ofBuffer(buf.nioBuffer(at, length));
-        long offset = 0;
-        for (Cell cell : cells) {
-            offset += CellLayout.write(cell, dst, offset);
-        }
-        buf.writerIndex(at + length);
+        return total;
     }
 
     /**
-     * Reads one cell block: its bytes are copied once into one array, and the cells are views
-     * over that array, each validated.
+     * Writes one cell block of {@code count} cells, made of {@code parts} in order (the cells of
+     * several results, say). It takes one pass over the cells of each part to size it and one to
+     * copy it, part by part, while that part is in the cache, and no pass over all the cells
+     * first: the block's length goes in a {@link #PADDED_VARINT_SIZE}-byte varint that is filled
+     * in at the end.
+     *
+     * @throws IllegalArgumentException when the block is too large for a frame
+     * @throws IllegalStateException when the parts do not hold {@code count} cells
+     */
+    public static void writeCellBlock(ByteBuf buf, int count, List<? extends List<? extends Cell>> parts) {
+        writeVarint(buf, count);
+        int lengthAt = buf.writerIndex();
+        buf.writeZero(PADDED_VARINT_SIZE);
+        long start = buf.writerIndex();
+        long at = start;
+        MemorySegment window = MemorySegment.NULL; // the buffer's writable bytes from windowStart
+        long windowStart = start;
+        long cells = 0;
+        for (int p = 0, n = parts.size(); p < n; p++) {
+            List<? extends Cell> part = parts.get(p);
+            long length = encodedLength(part);
+            if (at - start + length > Integer.MAX_VALUE - 16 || at + length > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("cell block of over " + (at - start + length)
+                        + " bytes is too large for one frame");
+            }
+            if (at + length > windowStart + window.byteSize()) {
+                buf.writerIndex((int) at);
+                buf.ensureWritable((int) length);
+                windowStart = at;
+                window = MemorySegment.ofBuffer(buf.nioBuffer((int) at, buf.writableBytes()));
+            }
+            long end = windowStart + putCells(window, at - windowStart, part);
+            if (end - at != length) {
+                throw new IllegalStateException("cells changed while being written: " + (end - at) + " of " + length
+                        + " bytes");
+            }
+            at = end;
+            cells += part.size();
+        }
+        if (cells != count) {
+            throw new IllegalStateException("a cell block announced " + count + " cells and holds " + cells);
+        }
+        buf.writerIndex((int) at);
+        setPaddedVarint(buf, lengthAt, (int) (at - start));
+    }
+
+    /** Writes {@code value} (non-negative) at {@code index} as a varint of exactly {@link #PADDED_VARINT_SIZE} bytes. */
+    static void setPaddedVarint(ByteBuf buf, int index, int value) {
+        for (int i = 0; i < PADDED_VARINT_SIZE - 1; i++) {
+            buf.setByte(index + i, ((value >>> (7 * i)) & 0x7F) | 0x80);
+        }
+        buf.setByte(index + PADDED_VARINT_SIZE - 1, value >>> (7 * (PADDED_VARINT_SIZE - 1)));
+    }
+
+    /** Encodes {@code cells} into {@code block} from {@code offset}; returns the offset after them. */
+    public static long putCells(MemorySegment block, long offset, List<? extends Cell> cells) {
+        long at = offset;
+        for (int i = 0, n = cells.size(); i < n; i++) {
+            at += CellLayout.write(cells.get(i), block, at);
+        }
+        return at;
+    }
+
+    /**
+     * Reads one cell block: its bytes are copied once into one array, validated in one pass, and
+     * the cells are views over that array.
      */
     public static List<Cell> readCells(ByteBuf buf, String what) {
         int count = readVarint(buf, what + " cell count");
+        CellBlock block = toFrameError(readCellBlockBytes(buf, count, what), count, what);
+        List<Cell> cells = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            cells.add(block.cell(i));
+        }
+        return cells;
+    }
+
+    /**
+     * Reads the length of a block of {@code count} cells (its count read already) and copies its
+     * bytes out, unchecked: {@link CellBlock#decode} validates them.
+     */
+    public static byte[] readCellBlockBytes(ByteBuf buf, int count, String what) {
         int length = readVarint(buf, what + " cell block length");
         need(buf, length, what + " cell block");
         // Each cell takes at least MIN_KEY_LENGTH + 2 bytes, so a forged count cannot size a list.
@@ -148,24 +220,15 @@ public final class Wire {
         }
         byte[] block = new byte[length];
         buf.readBytes(block);
-        MemorySegment segment = MemorySegment.ofArray(block);
-        List<Cell> cells = new ArrayList<>(count);
-        int offset = 0;
+        return block;
+    }
+
+    private static CellBlock toFrameError(byte[] bytes, int count, String what) {
         try {
-            for (int i = 0; i < count; i++) {
-                EncodedCell cell = EncodedCell.decode(segment, offset, length);
-                cells.add(cell);
-                offset += (int) cell.encodedLength();
-            }
-        } catch (MalformedCellException | IndexOutOfBoundsException e) {
-            throw new MalformedFrameException(what + ": cell " + cells.size() + " of " + count + " at byte " + offset
-                    + " of the block: " + e.getMessage(), e);
+            return CellBlock.decode(bytes, count);
+        } catch (MalformedCellException e) {
+            throw new MalformedFrameException(what + ": " + e.getMessage(), e);
         }
-        if (offset != length) {
-            throw new MalformedFrameException(what + ": " + count + " cells end at byte " + offset + " of a "
-                    + length + "-byte block");
-        }
-        return cells;
     }
 
     /** Fails unless {@code bytes} more are readable. */

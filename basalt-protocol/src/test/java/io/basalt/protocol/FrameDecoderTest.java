@@ -305,6 +305,68 @@ class FrameDecoderTest {
     }
 
     @Test
+    void roomForALargeFrameIsMadeOnceWhenItsHeaderArrives() {
+        open(16 << 20);
+        expectHandshake();
+        Spec big = new Spec(7, OpCode.SCAN_NEXT, Status.OK, true, new byte[3 << 20]);
+        new java.util.Random(1).nextBytes(big.body);
+        ByteBuf frame = encode(big);
+        int total = frame.readableBytes();
+        // Each piece its own buffer, as the socket delivers them.
+        assertThat(feed(Unpooled.copiedBuffer(frame.readSlice(64 * 1024)))).isEmpty();
+        FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+        assertThat(decoder.bufferCapacity()).as("room for the whole frame after its first piece")
+                .isGreaterThanOrEqualTo(total);
+        List<Object> out = new ArrayList<>();
+        while (frame.isReadable()) {
+            out.addAll(feed(Unpooled.copiedBuffer(frame.readSlice(Math.min(64 * 1024, frame.readableBytes())))));
+        }
+        frame.release();
+        assertThat(out).hasSize(1);
+        assertDecodes((Frame) out.getFirst(), big);
+    }
+
+    @Test
+    void roomIsMadeAtMostUpToTheReserveLimit() {
+        open(64 << 20);
+        expectHandshake();
+        ByteBuf header = Unpooled.buffer();
+        header.writeInt(32 << 20); // announces 32 MiB and sends only its header
+        header.writeZero(FrameLayout.HEADER_SIZE - 4);
+        assertThat(feed(header)).isEmpty();
+        // The buffer grows in steps of 4 MiB beyond 4 MiB: at most one step past the limit.
+        assertThat(channel.pipeline().get(FrameDecoder.class).bufferCapacity())
+                .isGreaterThanOrEqualTo(FrameDecoder.RESERVE_LIMIT).isLessThanOrEqualTo(FrameDecoder.RESERVE_LIMIT + (4 << 20));
+    }
+
+    @Test
+    void aBodyDecodedBeforeALargeFrameKeepsItsBytesWhileTheLargeFrameArrives() {
+        open(16 << 20);
+        expectHandshake();
+        Spec small = new Spec(1, OpCode.PING, Status.OK, true, "small body".getBytes());
+        Spec big = new Spec(2, OpCode.SCAN_NEXT, Status.OK, true, new byte[1 << 20]);
+        new java.util.Random(2).nextBytes(big.body);
+        ByteBuf both = Unpooled.buffer();
+        ByteBuf a = encode(small);
+        ByteBuf b = encode(big);
+        both.writeBytes(a);
+        both.writeBytes(b, b.readerIndex(), 1000); // the small frame, then the start of the large one
+        b.skipBytes(1000);
+        a.release();
+        // The small frame comes out while the large one's header is in the same buffer; it is
+        // held, unreleased, while the rest arrives.
+        channel.writeInbound(both);
+        Frame first = (Frame) channel.readInbound();
+        assertThat(first.requestId()).isEqualTo(1);
+        while (b.isReadable()) {
+            channel.writeInbound(Unpooled.copiedBuffer(b.readSlice(Math.min(64 * 1024, b.readableBytes()))));
+        }
+        b.release();
+        assertDecodes(first, small);
+        assertDecodes((Frame) channel.readInbound(), big);
+    }
+
+    @Test
     void aFrameOfExactlyTheLimitDecodes() {
         open(MAX);
         expectHandshake();

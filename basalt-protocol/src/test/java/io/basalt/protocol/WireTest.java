@@ -278,11 +278,53 @@ class WireTest {
         }
         ByteBuf buf = Unpooled.buffer();
         Wire.writeCells(buf, cells);
-        assertThat(buf.readableBytes()).isEqualTo(bytes + 2 + 3); // count and length varints
+        // the count's varint, and the length's, padded so it can be filled in after the cells
+        assertThat(buf.readableBytes()).isEqualTo(bytes + 2 + Wire.PADDED_VARINT_SIZE);
         List<Cell> back = Wire.readCells(buf, "results");
         assertThat(back).hasSize(1000);
         for (int i = 0; i < 1000; i++) {
             assertSameCell(back.get(i), cells.get(i));
+        }
+    }
+
+    @Test
+    void aBlockWrittenInPartsReadsBackAsOneBlock() {
+        List<List<Cell>> parts = new ArrayList<>();
+        List<Cell> all = new ArrayList<>();
+        for (int p = 0; p < 50; p++) {
+            List<Cell> part = new ArrayList<>();
+            for (int i = 0; i < p % 7; i++) { // some parts empty
+                part.add(Cell.put("row" + p, "f", "q" + i, i, "v".repeat(p * 10)));
+            }
+            parts.add(part);
+            all.addAll(part);
+        }
+        // A small buffer, so the block outgrows it part by part.
+        ByteBuf buf = Unpooled.buffer(16);
+        Wire.writeCellBlock(buf, all.size(), parts);
+        List<Cell> back = Wire.readCells(buf, "results");
+        assertThat(buf.isReadable()).isFalse();
+        assertThat(back).hasSize(all.size());
+        for (int i = 0; i < all.size(); i++) {
+            assertSameCell(back.get(i), all.get(i));
+        }
+    }
+
+    @Test
+    void aBlockWhosePartsDoNotHoldTheAnnouncedCountIsRefused() {
+        List<Cell> part = List.of(Cell.put("r", "f", "q", 1, "v"));
+        assertThatThrownBy(() -> Wire.writeCellBlock(Unpooled.buffer(), 2, List.of(part)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("announced 2 cells and holds 1");
+    }
+
+    @Test
+    void thePaddedLengthReadsAsAPlainVarint() {
+        for (int value : new int[] {0, 1, 127, 128, 300, 1 << 20, Integer.MAX_VALUE}) {
+            ByteBuf buf = Unpooled.buffer();
+            buf.writeZero(Wire.PADDED_VARINT_SIZE);
+            Wire.setPaddedVarint(buf, 0, value);
+            assertThat(Wire.readVarint(buf, "length")).isEqualTo(value);
+            assertThat(buf.isReadable()).isFalse();
         }
     }
 }

@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Scanners</h2>
  * {@code SCAN_OPEN} opens a scanner on the store (one snapshot) and answers with its id and a
- * first batch; {@code SCAN_NEXT} returns the next batch; {@code SCAN_CLOSE} closes it. A batch
+ * first batch (number 0); {@code SCAN_NEXT} asks for batch number 1, 2, ... — a client reading
+ * ahead has several in flight, and the numbers keep each batch with its request — and
+ * {@code SCAN_CLOSE} closes it. A batch
  * holds whole results until it has {@code caching} rows (when set) or {@code maxResultSize} bytes,
  * at least one result, or until {@link ServerConfig#scanTimeLimit()} has passed: a scan that skips
  * many rows (a narrow time range or column selection) then answers with what it has, possibly
@@ -170,8 +172,9 @@ public final class EngineHandler implements RequestHandler {
                 executor.execute(() -> openScanner(c, id, table, scan));
             }
             case SCAN_NEXT -> {
-                long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
-                executor.execute(() -> nextBatch(c, id, scannerId));
+                long[] next = decode(body, op, b -> new long[] {Wire.readVarlong(b, "scanner id"),
+                        Wire.readVarlong(b, "batch number")});
+                executor.execute(() -> nextBatch(c, id, next[0], next[1]));
             }
             case SCAN_CLOSE -> {
                 long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
@@ -213,7 +216,7 @@ public final class EngineHandler implements RequestHandler {
                 if (failure != null) {
                     c.fail(id, op, failure);
                 } else {
-                    c.respond(id, op, value instanceof Result r ? sizeHint(List.of(r)) : 128, buf -> {
+                    c.respond(id, op, value instanceof Result r ? Messages.resultsSizeHint(List.of(r)) : 128, buf -> {
                         if (writer != null) {
                             writer.accept(buf, value);
                         }
@@ -267,6 +270,8 @@ public final class EngineHandler implements RequestHandler {
         private Result carry;
         /** A row being looked for when the last batch ran out of time; the next batch waits on it. */
         private CompletableFuture<Result> looking;
+        /** The number of the batch to make next: the open request's batch is 0. */
+        private long nextNumber;
 
         ServerScanner(long id, ServerConnection owner, ResultScanner scanner, Scan scan) {
             this.id = id;
@@ -277,15 +282,48 @@ public final class EngineHandler implements RequestHandler {
         }
 
         /**
+         * Waits until batch {@code number} is the next to make. A client that reads ahead sends
+         * several {@code SCAN_NEXT} requests, in order, and each runs on its own thread, so they
+         * may reach the scanner out of order; numbering puts each batch in the response to the
+         * request that asked for it. The earlier requests are already on this server (unless the
+         * client skipped a number), so the wait is bounded by the scanner lease.
+         *
+         * @throws IllegalArgumentException when the batch was made already, or when the batches
+         *     before it were not asked for in time
+         */
+        private void awaitTurn(long number) {
+            long deadline = System.nanoTime() + leaseNanos;
+            while (number > nextNumber && !closed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalArgumentException("scanner " + id + " was asked for batch " + number
+                            + " but batch " + nextNumber + " was never asked for");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new UnknownScannerException("scanner " + id + ": the server is stopping");
+                }
+            }
+            if (number < nextNumber && !closed) {
+                throw new IllegalArgumentException("scanner " + id + " was asked for batch " + number
+                        + " again; the next is " + nextNumber);
+            }
+        }
+
+        /**
          * The next batch; {@code more} is false once the scan is over (and then it is closed).
          * Whole results go in until the batch has {@code caching} of them or {@code maxBytes};
          * a result that would not fit waits for the next batch, and one larger than
          * {@code maxBytes} on its own is cut into partial results of about {@code maxBytes}.
          */
-        synchronized boolean next(List<Result> out) {
+        synchronized boolean next(long number, List<Result> out) {
+            awaitTurn(number);
             if (closed) {
                 throw new UnknownScannerException("scanner " + id + " was closed");
             }
+            nextNumber++;
             lastUsed = System.nanoTime();
             long deadline = lastUsed + timeLimitNanos;
             long bytes = 0;
@@ -318,6 +356,7 @@ public final class EngineHandler implements RequestHandler {
                 return true;
             } finally {
                 lastUsed = System.nanoTime();
+                notifyAll(); // the request for the batch after this one may be waiting
             }
         }
 
@@ -373,6 +412,7 @@ public final class EngineHandler implements RequestHandler {
         synchronized void close() {
             if (!closed) {
                 closed = true;
+                notifyAll(); // requests waiting for their turn find the scanner closed
                 scanners.remove(id, this);
                 if (looking != null) {
                     looking.whenComplete((_, _) -> scanner.close()); // not while it is in next()
@@ -390,20 +430,20 @@ public final class EngineHandler implements RequestHandler {
         try {
             s = new ServerScanner(scannerIds.incrementAndGet(), c, table.scanner(scan), scan);
             scanners.put(s.id, s);
-            more = s.next(batch);
+            more = s.next(0, batch);
         } catch (RuntimeException e) {
             c.fail(requestId, OpCode.SCAN_OPEN, e);
             return;
         }
         long scannerId = s.id;
-        c.respond(requestId, OpCode.SCAN_OPEN, sizeHint(batch), buf -> {
+        c.respond(requestId, OpCode.SCAN_OPEN, Messages.resultsSizeHint(batch), buf -> {
             Wire.writeVarlong(buf, scannerId);
             Wire.writeBoolean(buf, more);
             Messages.writeResults(buf, batch);
         });
     }
 
-    private void nextBatch(ServerConnection c, long requestId, long scannerId) {
+    private void nextBatch(ServerConnection c, long requestId, long scannerId, long number) {
         ServerScanner s = scanners.get(scannerId);
         List<Result> batch = new ArrayList<>();
         boolean more;
@@ -413,27 +453,15 @@ public final class EngineHandler implements RequestHandler {
                         + "scanner lease of " + TimeUnit.NANOSECONDS.toMillis(leaseNanos) + " ms, was closed, or never"
                         + " existed on this connection");
             }
-            more = s.next(batch);
+            more = s.next(number, batch);
         } catch (RuntimeException e) {
             c.fail(requestId, OpCode.SCAN_NEXT, e);
             return;
         }
-        c.respond(requestId, OpCode.SCAN_NEXT, sizeHint(batch), buf -> {
+        c.respond(requestId, OpCode.SCAN_NEXT, Messages.resultsSizeHint(batch), buf -> {
             Wire.writeBoolean(buf, more);
             Messages.writeResults(buf, batch);
         });
-    }
-
-    /** About the size of a response carrying {@code results}, for the writer's grouping decision. */
-    private static int sizeHint(List<Result> results) {
-        long bytes = 64;
-        for (Result r : results) {
-            bytes += 8;
-            for (Cell cell : r.cells()) {
-                bytes += CellLayout.encodedLength(cell);
-            }
-        }
-        return (int) Math.min(Integer.MAX_VALUE - 64, bytes);
     }
 
     private void expireScanners() {

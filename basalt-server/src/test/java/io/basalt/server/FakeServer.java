@@ -3,6 +3,7 @@ package io.basalt.server;
 import io.basalt.protocol.FrameLayout;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Status;
+import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -38,6 +39,8 @@ final class FakeServer implements AutoCloseable {
         final Socket socket;
         final DataInputStream in;
         final OutputStream out;
+        /** The batch number of the last {@code SCAN_NEXT} read. */
+        long lastBatchNumber;
 
         Conn(int number, Socket socket) throws IOException {
             this.number = number;
@@ -54,6 +57,11 @@ final class FakeServer implements AutoCloseable {
             ByteBuf b = Unpooled.wrappedBuffer(rest);
             b.skipBytes(4);
             Request r = new Request(number, b.readLong(), OpCode.of(b.readUnsignedByte()));
+            if (r.op() == OpCode.SCAN_NEXT) {
+                b.skipBytes(3); // status, flags
+                Wire.readVarlong(b, "scanner id");
+                lastBatchNumber = Wire.readVarlong(b, "batch number");
+            }
             requests.add(r);
             return r;
         }

@@ -3,7 +3,9 @@ package io.basalt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.basalt.cell.Cell;
 import io.basalt.client.AsyncTable;
+import io.basalt.client.BasaltException;
 import io.basalt.client.Basalt;
 import io.basalt.client.Connection;
 import io.basalt.client.ConnectionClosedException;
@@ -11,11 +13,15 @@ import io.basalt.client.Get;
 import io.basalt.client.OperationTimeoutException;
 import io.basalt.client.Put;
 import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.net.ClientOptions;
 import io.basalt.client.net.Messages;
 import io.basalt.protocol.OpCode;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -197,6 +203,46 @@ class NetworkClientFailureTest {
                     .hasMessageContaining(fake.address());
             assertThatThrownBy(() -> c.table("t").get(Get.of("r")).join())
                     .hasCauseInstanceOf(ConnectionClosedException.class);
+        }
+    }
+
+    /** One result of one cell in {@code row}, as a batch body (after the scanner id, for an open). */
+    private static void batch(ByteBuf b, String row) {
+        Wire.writeBoolean(b, true); // more
+        Messages.writeResults(b, List.of(Result.of(List.of(Cell.put(row, "f", "q", 1, "v")))));
+    }
+
+    @Test
+    void aScanWhoseBatchIsMalformedFailsAndStaysFailedInsteadOfSkippingTheBatch() throws Exception {
+        // Batch 1 is garbage; the batches after it, read ahead, are fine: none may be handed out.
+        try (FakeServer fake = new FakeServer(conn -> {
+            while (true) {
+                FakeServer.Request r = conn.read();
+                switch (r.op()) {
+                    case SCAN_OPEN -> conn.respond(r, b -> {
+                        Wire.writeVarlong(b, 5);
+                        batch(b, "r0");
+                    });
+                    case SCAN_NEXT -> conn.respond(r, b -> {
+                        if (conn.lastBatchNumber == 1) {
+                            batch(b, "r1");
+                            b.setByte(b.writerIndex() - 2, 42); // the type code, before the one-byte value
+                        } else {
+                            batch(b, "r" + conn.lastBatchNumber);
+                        }
+                    });
+                    default -> conn.respond(r, _ -> { });
+                }
+            }
+        });
+             Connection c = connect(fake.port(), options().build());
+             ResultScanner scanner = c.table("t").scanner(new Scan())) {
+            assertThat(scanner.next().row()).isEqualTo("r0".getBytes());
+            assertThatThrownBy(scanner::next).isInstanceOf(BasaltException.class)
+                    .hasMessageContaining("malformed scan batch from " + fake.address())
+                    .hasMessageContaining("unknown cell type code 42");
+            assertThatThrownBy(scanner::next).as("the lost batch is not skipped over").isInstanceOf(BasaltException.class)
+                    .hasMessageContaining("unknown cell type code 42");
         }
     }
 }

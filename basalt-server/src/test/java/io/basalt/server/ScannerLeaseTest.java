@@ -14,7 +14,9 @@ import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.ScannerExpiredException;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.ClientOptions;
 import io.basalt.client.net.Messages;
+import io.basalt.client.net.RemoteConnection;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
@@ -128,7 +130,13 @@ class ScannerLeaseTest {
     }
 
     private static Connection connect(BasaltServer server) {
-        return Basalt.connect("basalt://127.0.0.1:" + server.address().getPort());
+        return connect(server, 1);
+    }
+
+    /** A client whose scanners keep {@code readAhead} batches requested ahead (of 2 MiB each). */
+    private static Connection connect(BasaltServer server, int readAhead) {
+        return new RemoteConnection("127.0.0.1", server.address().getPort(), ClientOptions.builder()
+                .scanPrefetchBytes(readAhead * new Scan().maxResultSize()).build());
     }
 
     /** Creates table "t" with {@code rows} rows of {@code columns} columns each, flushed to a file. */
@@ -173,15 +181,15 @@ class ScannerLeaseTest {
         return rows;
     }
 
-    @ParameterizedTest(name = "reversed={0}, limit={1}")
-    @CsvSource({"false, 0", "true, 0", "false, 13", "true, 9"})
-    void anIdleScannerExpiresAndTheScanResumesAfterTheLastRowItReturned(boolean reversed, int limit)
+    @ParameterizedTest(name = "reversed={0}, limit={1}, read ahead={2}")
+    @CsvSource({"false, 0, 1", "true, 0, 1", "false, 13, 1", "true, 9, 1", "false, 0, 4", "true, 9, 3"})
+    void anIdleScannerExpiresAndTheScanResumesAfterTheLastRowItReturned(boolean reversed, int limit, int readAhead)
             throws Exception {
         EngineHandler[] handler = new EngineHandler[1];
         CountingStore[] store = new CountingStore[1];
         try (BasaltServer server = start(c -> handler[0] = EngineHandler.over(
                 store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c));
-             Connection client = connect(server)) {
+             Connection client = connect(server, readAhead)) {
             List<String> all = rows(20);
             load(client, all, 1);
             List<String> expected = new ArrayList<>(all);
@@ -197,16 +205,18 @@ class ScannerLeaseTest {
                     .setLimit(limit))) {
                 for (Result r = s.next(); r != null; r = s.next()) {
                     seen.add(string(r.row()));
-                    if (seen.size() == 1 || seen.size() == 6) {
-                        // Idle past the lease: the batch fetched ahead arrives meanwhile, and the
-                        // request after it finds the scanner gone.
+                    if (seen.size() == 1 || seen.size() == 2 + 2 * readAhead + 2) {
+                        // Idle past the lease: the batches fetched ahead arrive meanwhile, and the
+                        // request after them finds the scanner gone. The second pause comes
+                        // after those batches and the first of the resumed scan.
                         awaitExpired(handler[0], store[0]);
                     }
                 }
             }
             assertThat(seen).as("every row once, in order, across two expiries").isEqualTo(expected);
+            // Reading further ahead, the rows can run out before the second pause matters.
             assertThat(store[0].opened.get()).as("engine scanners: the first and one per resume")
-                    .isGreaterThanOrEqualTo(3);
+                    .isGreaterThanOrEqualTo(readAhead == 1 ? 3 : 2);
             await(() -> handler[0].openScanners() == 0 && store[0].open.get() == 0, "the finished scan to close");
         }
     }

@@ -158,6 +158,7 @@ class ServerConnectionTest {
             assertThat(c.read().status()).isEqualTo(Status.OK.code());
             ByteBuf scanNext = Unpooled.buffer();
             Wire.writeVarlong(scanNext, 987654);
+            Wire.writeVarlong(scanNext, 1);
             c.send(RawClient.frame(16, OpCode.SCAN_NEXT.code(), ByteBufUtil.getBytes(scanNext)));
             assertThat(c.read().status()).isEqualTo(Status.UNKNOWN_SCANNER.code());
 

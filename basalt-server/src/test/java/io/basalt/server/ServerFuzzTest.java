@@ -93,7 +93,10 @@ class ServerFuzzTest {
         out.add(Map.entry(OpCode.CHECK_AND_MUTATE, body(b -> Messages.writeCheckAndMutate(b,
                 CheckAndMutate.onRow("row".getBytes()).ifAbsent("f".getBytes(), "x".getBytes()).then(put)))));
         out.add(Map.entry(OpCode.SCAN_OPEN, body(b -> Messages.writeScan(b, new Scan().setCaching(2)))));
-        out.add(Map.entry(OpCode.SCAN_NEXT, scannerBody(1)));
+        out.add(Map.entry(OpCode.SCAN_NEXT, body(b -> {
+            Wire.writeVarlong(b, 1); // scanner id
+            Wire.writeVarlong(b, 1); // batch number
+        })));
         out.add(Map.entry(OpCode.SCAN_CLOSE, scannerBody(2)));
         out.add(Map.entry(OpCode.PING, new byte[0]));
         out.add(Map.entry(OpCode.LIST_TABLES, new byte[0]));

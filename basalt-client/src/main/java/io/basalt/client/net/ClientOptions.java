@@ -26,10 +26,17 @@ import java.util.Objects;
  * @param flushConsolidation put Netty's {@code FlushConsolidationHandler(1024, true)} first in the
  *     pipeline (default off; it exists to compare against)
  * @param maxFrameSize the largest response frame accepted (default 64 MiB)
+ * @param scanPrefetchBytes how far a scanner reads ahead of its caller, in bytes: it keeps
+ *     {@code scanPrefetchBytes / maxResultSize} batches requested (at least 1, at most
+ *     {@value #MAX_SCAN_PREFETCH_BATCHES}) beyond the one being read (default 4 MiB: two batches
+ *     of the default 2 MiB)
  */
 public record ClientOptions(Duration operationTimeout, Duration connectTimeout, int retries, Duration retryBackoff,
                             int connections, int ioThreads, WriteMode writeMode, int groupingThreshold,
-                            Duration linger, boolean flushConsolidation, int maxFrameSize) {
+                            Duration linger, boolean flushConsolidation, int maxFrameSize, long scanPrefetchBytes) {
+
+    /** The most batches a scanner requests ahead of the one being read. */
+    public static final int MAX_SCAN_PREFETCH_BATCHES = 4;
 
     public ClientOptions {
         Objects.requireNonNull(operationTimeout, "operationTimeout");
@@ -55,6 +62,15 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         if (maxFrameSize < FrameLayout.HEADER_SIZE) {
             throw new IllegalArgumentException("maxFrameSize " + maxFrameSize + " is below one frame header");
         }
+        if (scanPrefetchBytes < 0) {
+            throw new IllegalArgumentException("scanPrefetchBytes " + scanPrefetchBytes + " is negative");
+        }
+    }
+
+    /** How many batches a scan whose batches hold up to {@code maxResultSize} bytes requests ahead. */
+    public int scanPrefetchBatches(long maxResultSize) {
+        long batches = maxResultSize <= 0 ? 1 : scanPrefetchBytes / maxResultSize;
+        return Math.clamp(batches, 1, MAX_SCAN_PREFETCH_BATCHES);
     }
 
     private static void positive(Duration d, String name) {
@@ -84,6 +100,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         b.linger = linger;
         b.flushConsolidation = flushConsolidation;
         b.maxFrameSize = maxFrameSize;
+        b.scanPrefetchBytes = scanPrefetchBytes;
         return b;
     }
 
@@ -100,6 +117,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         private Duration linger = Duration.ZERO;
         private boolean flushConsolidation;
         private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
+        private long scanPrefetchBytes = 4L << 20;
 
         public Builder operationTimeout(Duration d) {
             this.operationTimeout = d;
@@ -156,9 +174,14 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
             return this;
         }
 
+        public Builder scanPrefetchBytes(long bytes) {
+            this.scanPrefetchBytes = bytes;
+            return this;
+        }
+
         public ClientOptions build() {
             return new ClientOptions(operationTimeout, connectTimeout, retries, retryBackoff, connections, ioThreads,
-                    writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize);
+                    writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize, scanPrefetchBytes);
         }
     }
 }

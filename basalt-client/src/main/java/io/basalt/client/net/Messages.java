@@ -2,8 +2,9 @@ package io.basalt.client.net;
 
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
+import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellType;
-import io.basalt.cell.EncodedCell;
+import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
@@ -22,6 +23,7 @@ import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -329,23 +331,98 @@ public final class Messages {
         return results.getFirst();
     }
 
+    /** About how many bytes {@link #writeResults} takes for {@code results}: a frame's size hint. */
+    public static int resultsSizeHint(List<Result> results) {
+        long bytes = 64;
+        for (int i = 0, n = results.size(); i < n; i++) {
+            bytes += 8 + Wire.encodedLength(results.get(i).cells());
+        }
+        return (int) Math.min(Integer.MAX_VALUE - 64, bytes);
+    }
+
     /** Writes results as one cell block, so the reader decodes them with one copy. */
     public static void writeResults(ByteBuf buf, List<Result> results) {
         Wire.writeVarint(buf, results.size());
-        List<Cell> all = new ArrayList<>();
-        for (Result r : results) {
+        int cells = 0;
+        for (int i = 0, n = results.size(); i < n; i++) {
+            Result r = results.get(i);
             Wire.writeVarint(buf, r.size());
             Wire.writeBoolean(buf, r.isPartial());
-            all.addAll(r.cells());
+            cells += r.size();
         }
-        Wire.writeCells(buf, all);
+        Wire.writeCellBlock(buf, cells, new AbstractList<List<Cell>>() {
+            @Override
+            public List<Cell> get(int index) {
+                return results.get(index).cells();
+            }
+
+            @Override
+            public int size() {
+                return results.size();
+            }
+        });
     }
 
     /**
-     * Reads results. The cells of all of them are decoded once, into one list, and each result is
-     * a view of its part of that list: no per-result copy.
+     * Results as they came off the wire: the counts read and the cell block's bytes copied out of
+     * the frame, nothing else checked yet. {@link #decode()} does the checking and builds the
+     * results, on whichever thread will use them (a scanner's caller, not the event loop).
      */
-    public static List<Result> readResults(ByteBuf buf) {
+    public static final class EncodedResults {
+
+        private final int[] sizes;
+        private final boolean[] partial;
+        private final int cellCount;
+        private final byte[] block;
+
+        private EncodedResults(int[] sizes, boolean[] partial, int cellCount, byte[] block) {
+            this.sizes = sizes;
+            this.partial = partial;
+            this.cellCount = cellCount;
+            this.block = block;
+        }
+
+        /** Number of results. */
+        public int size() {
+            return sizes.length;
+        }
+
+        /**
+         * Validates the cell block once and returns the results, each a view of its part of the
+         * block: no per-result or per-cell copy, and a cell object only when one is asked for.
+         *
+         * @throws MalformedFrameException naming the problem
+         */
+        public List<Result> decode() {
+            CellBlock cells;
+            try {
+                cells = CellBlock.decode(block, cellCount);
+            } catch (MalformedCellException e) {
+                throw new MalformedFrameException("results: " + e.getMessage(), e);
+            }
+            List<Result> out = new ArrayList<>(sizes.length);
+            int at = 0;
+            for (int i = 0; i < sizes.length; i++) {
+                int end = at + sizes[i];
+                if (at == end) {
+                    out.add(Result.empty());
+                    continue;
+                }
+                int other = cells.firstOtherRow(at, end);
+                if (other >= 0) {
+                    throw new MalformedFrameException("a result mixes rows "
+                            + Bytes.toStringBinary(cells.rowBytes(at)) + " and "
+                            + Bytes.toStringBinary(cells.rowBytes(other)));
+                }
+                out.add(Result.of(cells.rowBytes(at), cells.cells(at, end), partial[i]));
+                at = end;
+            }
+            return out;
+        }
+    }
+
+    /** Reads results without checking their cells; see {@link EncodedResults#decode()}. */
+    public static EncodedResults readEncodedResults(ByteBuf buf) {
         int count = Wire.readVarint(buf, "result count");
         if (count > buf.readableBytes() / 2) {
             throw new MalformedFrameException(count + " results cannot fit in " + buf.readableBytes() + " bytes");
@@ -358,37 +435,20 @@ public final class Messages {
             partial[i] = Wire.readBoolean(buf, "result partial");
             total += sizes[i];
         }
-        List<Cell> cells = Wire.readCells(buf, "results");
-        if (total != cells.size()) {
-            throw new MalformedFrameException("results claim " + total + " cells; the block holds " + cells.size());
+        int cellCount = Wire.readVarint(buf, "results cell count");
+        if (total != cellCount) {
+            throw new MalformedFrameException("results claim " + total + " cells; the block holds " + cellCount);
         }
-        List<Result> out = new ArrayList<>(count);
-        int at = 0;
-        for (int i = 0; i < count; i++) {
-            List<Cell> part = cells.subList(at, at + sizes[i]);
-            at += sizes[i];
-            if (!part.isEmpty()) {
-                requireOneRow(part);
-            }
-            out.add(Result.of(part, partial[i]));
-        }
-        return out;
+        byte[] block = Wire.readCellBlockBytes(buf, cellCount, "results");
+        return new EncodedResults(sizes, partial, cellCount, block);
     }
 
-    /** Fails unless every cell of {@code part} (views decoded by {@link Wire#readCells}) has one row. */
-    private static void requireOneRow(List<Cell> part) {
-        EncodedCell first = (EncodedCell) part.getFirst();
-        MemorySegment segment = first.segment();
-        long rowStart = first.rowOffset();
-        long rowEnd = rowStart + first.rowLength();
-        for (int i = 1, n = part.size(); i < n; i++) {
-            EncodedCell c = (EncodedCell) part.get(i);
-            long start = c.rowOffset();
-            if (MemorySegment.mismatch(segment, rowStart, rowEnd, c.segment(), start, start + c.rowLength()) != -1) {
-                throw new MalformedFrameException("a result mixes rows " + Bytes.toStringBinary(first.rowBytes())
-                        + " and " + Bytes.toStringBinary(c.rowBytes()));
-            }
-        }
+    /**
+     * Reads and checks results. The cells of all of them are validated once, and each result is
+     * a view of its part of the block: no per-result copy.
+     */
+    public static List<Result> readResults(ByteBuf buf) {
+        return readEncodedResults(buf).decode();
     }
 
     // ------------------------------------------------------------------ errors

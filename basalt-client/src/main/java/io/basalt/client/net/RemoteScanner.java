@@ -6,8 +6,10 @@ import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.ScannerExpiredException;
+import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Wire;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,16 +23,24 @@ import java.util.concurrent.CompletionException;
  * which asks for parts), the parts are joined back into one result before the caller sees it:
  * the only case where cells are copied into a new list.
  *
- * <p>Each batch is decoded once ({@link Messages#readResults}) and its results are handed out
- * from that list: nothing is copied into a second collection. While the caller works through a
- * batch, the next one is fetched (at most one batch ahead, so the prefetch is bounded by the
- * scan's {@code maxResultSize}). When the server forgot the scanner (its lease expired while the
+ * <p>Each batch is decoded once and its results are handed out from that list: nothing is
+ * copied into a second collection. The event loop only copies a batch's cell block out of its
+ * frame; the cells are checked ({@link Messages.EncodedResults#decode}) on the caller's thread
+ * when it reaches the batch, so a busy reader does not hold up the connection's other responses.
+ *
+ * <p>While the caller works through a batch, the next ones are already requested: as many as
+ * {@link ClientOptions#scanPrefetchBatches} allows for the scan's {@code maxResultSize}, so the
+ * read-ahead is bounded in bytes. With one batch ahead, the server sits idle while a batch
+ * crosses the network and is decoded; with two, it prepares one while the other travels. Each
+ * request carries its batch's number, which keeps the batches in order on the server. When the
+ * server forgot the scanner (its lease expired while the
  * caller was busy), the scan resumes from after the last whole row it returned; when the last
  * result was part of a row it cannot, and fails with a {@link ScannerExpiredException}.
  */
 final class RemoteScanner implements ResultScanner {
 
-    private record Batch(long scannerId, boolean more, List<Result> results) {}
+    /** A batch as the event loop hands it over: its cells are checked by whoever takes it. */
+    private record Batch(long scannerId, boolean more, Messages.EncodedResults encoded) {}
 
     private final RpcClient rpc;
     private final String table;
@@ -41,11 +51,18 @@ final class RemoteScanner implements ResultScanner {
     private boolean more = true;
     private List<Result> batch = List.of();
     private int index;
-    private CompletableFuture<Batch> prefetch;
+    /** Batches requested ahead of the one being read, oldest first: at most {@link #depth}. */
+    private final ArrayDeque<CompletableFuture<Batch>> ahead = new ArrayDeque<>();
+    /** How many batches to keep requested ahead. */
+    private final int depth;
+    /** The number of the last batch requested from the current server scanner (its first is 0). */
+    private long requested;
     private byte[] lastRow;
     private boolean lastPartial;
     private long returned;
     private boolean closed;
+    /** Why the scan cannot go on: a batch was lost, so no later row may be handed out. */
+    private BasaltException broken;
     /** Whether parts of rows are joined before the caller sees them. */
     private final boolean stitch;
 
@@ -54,6 +71,7 @@ final class RemoteScanner implements ResultScanner {
         this.table = table;
         this.scan = scan.copy();
         this.stitch = !scan.allowPartialResults() && scan.batch() == 0;
+        this.depth = rpc.options().scanPrefetchBatches(scan.maxResultSize());
     }
 
     private CompletableFuture<Batch> open(Scan s) {
@@ -63,25 +81,44 @@ final class RemoteScanner implements ResultScanner {
         }, buf -> {
             long id = Wire.readVarlong(buf, "scanner id");
             boolean hasMore = Wire.readBoolean(buf, "more");
-            return new Batch(id, hasMore, Messages.readResults(buf));
+            return new Batch(id, hasMore, Messages.readEncodedResults(buf));
         });
     }
 
-    private CompletableFuture<Batch> fetch(long id) {
+    private CompletableFuture<Batch> fetch(long id, long number) {
         return rpc.call(OpCode.SCAN_NEXT, "SCAN_NEXT of scanner " + id + " on table '" + table + "'",
-                buf -> Wire.writeVarlong(buf, id),
+                buf -> {
+                    Wire.writeVarlong(buf, id);
+                    Wire.writeVarlong(buf, number);
+                },
                 buf -> {
                     boolean hasMore = Wire.readBoolean(buf, "more");
-                    return new Batch(id, hasMore, Messages.readResults(buf));
+                    return new Batch(id, hasMore, Messages.readEncodedResults(buf));
                 });
     }
 
     private void take(Batch b) {
         opened = true;
+        if (b.scannerId != scannerId) {
+            requested = 0; // a new server scanner: its open request was batch 0
+        }
         scannerId = b.scannerId;
         more = b.more;
-        batch = b.results;
+        batch = results(b);
         index = 0;
+    }
+
+    /** The batch's results, its cells checked here, on the caller's thread. */
+    private List<Result> results(Batch b) {
+        if (b.encoded == null) {
+            return List.of();
+        }
+        try {
+            return b.encoded.decode();
+        } catch (MalformedFrameException e) {
+            throw broken = new BasaltException("malformed scan batch from " + rpc.server() + " for table '" + table + "': "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -132,24 +169,33 @@ final class RemoteScanner implements ResultScanner {
         if (closed) {
             return null;
         }
+        if (broken != null) {
+            throw broken;
+        }
         boolean restarted = false;
-        while (index >= batch.size()) {
-            if (!opened) {
-                take(await(open(scan)));
-                continue;
+        try {
+            while (index >= batch.size()) {
+                if (!opened) {
+                    take(await(open(scan)));
+                    continue;
+                }
+                if (!more) {
+                    closed = true;
+                    return null;
+                }
+                CompletableFuture<Batch> pending = ahead.isEmpty() ? fetch(scannerId, ++requested) : ahead.poll();
+                try {
+                    take(await(pending));
+                } catch (ScannerExpiredException e) {
+                    restarted |= lastPartial;
+                    ahead.clear(); // asked of the scanner that expired: they fail too, unread
+                    take(await(resume(e)));
+                }
             }
-            if (!more) {
-                closed = true;
-                return null;
-            }
-            CompletableFuture<Batch> pending = prefetch != null ? prefetch : fetch(scannerId);
-            prefetch = null;
-            try {
-                take(await(pending));
-            } catch (ScannerExpiredException e) {
-                restarted |= lastPartial;
-                take(await(resume(e)));
-            }
+        } catch (BasaltException e) {
+            // A batch that failed is lost: going on would skip its rows, so the scan stays failed.
+            broken = e;
+            throw e;
         }
         if (restarted) {
             lastPartial = false;
@@ -161,8 +207,8 @@ final class RemoteScanner implements ResultScanner {
         if (!lastPartial) {
             returned++;
         }
-        if (more && prefetch == null && index * 2 >= batch.size()) {
-            prefetch = fetch(scannerId);
+        while (more && ahead.size() < depth) {
+            ahead.add(fetch(scannerId, ++requested));
         }
         return r;
     }
@@ -183,7 +229,7 @@ final class RemoteScanner implements ResultScanner {
         if (scan.limit() > 0) {
             rest.setLimit(scan.limit() - returned);
             if (rest.limit() == 0) {
-                return CompletableFuture.completedFuture(new Batch(-1, false, List.of()));
+                return CompletableFuture.completedFuture(new Batch(-1, false, null));
             }
         }
         return open(rest);
@@ -192,15 +238,15 @@ final class RemoteScanner implements ResultScanner {
     /** Every row of the scan, fetched batch after batch without blocking a thread. */
     CompletableFuture<List<Result>> collectAll() {
         List<Result> all = new ArrayList<>();
-        return open(scan).thenCompose(b -> collect(b, all));
+        return open(scan).thenCompose(b -> collect(b, all, 1));
     }
 
-    private CompletableFuture<List<Result>> collect(Batch b, List<Result> all) {
-        all.addAll(b.results);
+    private CompletableFuture<List<Result>> collect(Batch b, List<Result> all, long number) {
+        all.addAll(results(b));
         if (!b.more) {
             return CompletableFuture.completedFuture(stitch ? stitched(all) : all);
         }
-        return fetch(b.scannerId).thenCompose(next -> collect(next, all));
+        return fetch(b.scannerId, number).thenCompose(next -> collect(next, all, number + 1));
     }
 
     /** Joins each run of partial results with the result that ends it. */
@@ -244,6 +290,7 @@ final class RemoteScanner implements ResultScanner {
             return;
         }
         closed = true;
+        ahead.clear();
         if (opened && more && scannerId >= 0) {
             long id = scannerId;
             rpc.call(OpCode.SCAN_CLOSE, "SCAN_CLOSE of scanner " + id, buf -> Wire.writeVarlong(buf, id), _ -> null);

@@ -1,0 +1,186 @@
+package io.basalt.cell;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+class CellBlockTest {
+
+    @Provide
+    Arbitrary<List<Cell>> cellLists() {
+        return CellArbitraries.cells().list().ofMinSize(0).ofMaxSize(40);
+    }
+
+    @Provide
+    Arbitrary<int[]> mutations() {
+        return Arbitraries.integers().between(0, Integer.MAX_VALUE).array(int[].class).ofMinSize(2).ofMaxSize(8);
+    }
+
+    private static byte[] encode(List<Cell> cells) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Cell c : cells) {
+            out.writeBytes(CellLayout.encode(c));
+        }
+        return out.toByteArray();
+    }
+
+    @Property(tries = 500)
+    void aBlockReadsBackEveryCellItWasMadeOf(@ForAll("cellLists") List<Cell> cells) {
+        byte[] bytes = encode(cells);
+        CellBlock block = CellBlock.decode(bytes, cells.size());
+        assertThat(block.count()).isEqualTo(cells.size());
+        assertThat(block.length()).isEqualTo(bytes.length);
+        for (int i = 0; i < cells.size(); i++) {
+            assertThat(block.cell(i)).isEqualTo(cells.get(i));
+            assertThat(block.rowBytes(i)).isEqualTo(cells.get(i).rowBytes());
+            assertThat(block.cell(i).array()).isSameAs(bytes);
+        }
+        assertThat(block.cells(0, cells.size())).containsExactlyElementsOf(cells);
+        if (cells.size() >= 2) {
+            int mid = cells.size() / 2;
+            assertThat(block.cells(mid, cells.size())).containsExactlyElementsOf(cells.subList(mid, cells.size()));
+            assertThat(block.cells(0, cells.size()).subList(1, mid)).containsExactlyElementsOf(cells.subList(1, mid));
+        }
+    }
+
+    @Property(tries = 500)
+    void firstOtherRowFindsTheFirstCellOfAnotherRow(@ForAll("cellLists") List<Cell> cells) {
+        if (cells.isEmpty()) {
+            return;
+        }
+        CellBlock block = CellBlock.decode(encode(cells), cells.size());
+        int expected = -1;
+        for (int i = 1; i < cells.size(); i++) {
+            if (!Arrays.equals(cells.get(i).rowBytes(), cells.getFirst().rowBytes())) {
+                expected = i;
+                break;
+            }
+        }
+        assertThat(block.firstOtherRow(0, cells.size())).isEqualTo(expected);
+    }
+
+    @Test
+    void rowsLongerThanEightBytesAreComparedWhole() {
+        // Equal in the first 8 (and 32) bytes, different after: each comparison path must look at the tail.
+        for (int length : new int[] {9, 15, 16, 17, 33, 100}) {
+            byte[] a = new byte[length];
+            byte[] b = a.clone();
+            b[length - 1] = 1;
+            List<Cell> cells = List.of(Cell.put(a, new byte[] {'f'}, new byte[] {'q'}, 1, new byte[0]),
+                    Cell.put(a, new byte[] {'f'}, new byte[] {'r'}, 1, new byte[0]),
+                    Cell.put(b, new byte[] {'f'}, new byte[] {'q'}, 1, new byte[0]));
+            CellBlock block = CellBlock.decode(encode(cells), 3);
+            assertThat(block.firstOtherRow(0, 2)).as("row of %d bytes", length).isEqualTo(-1);
+            assertThat(block.firstOtherRow(0, 3)).as("row of %d bytes", length).isEqualTo(2);
+        }
+    }
+
+    /**
+     * On any bytes, the block agrees with reading the cells one after another with
+     * {@link EncodedCell#decode}: it accepts exactly when that reads {@code count} cells that end
+     * where the bytes end, and otherwise names the cell that is wrong.
+     */
+    @Property(tries = 2000)
+    void aMutatedBlockIsRejectedExactlyWhenCellByCellReadingFails(@ForAll("cellLists") List<Cell> cells,
+                                                                  @ForAll("mutations") int[] positionsAndValues) {
+        byte[] bytes = encode(cells);
+        if (bytes.length == 0) {
+            return;
+        }
+        for (int i = 0; i + 1 < positionsAndValues.length; i += 2) {
+            bytes[positionsAndValues[i] % bytes.length] = (byte) positionsAndValues[i + 1];
+        }
+        List<Cell> reference = new ArrayList<>();
+        boolean ok = true;
+        long offset = 0;
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        try {
+            for (int i = 0; i < cells.size(); i++) {
+                EncodedCell c = EncodedCell.decode(segment, offset, bytes.length);
+                reference.add(c);
+                offset += c.encodedLength();
+            }
+            ok = offset == bytes.length;
+        } catch (MalformedCellException | IndexOutOfBoundsException e) {
+            ok = false;
+        }
+        Throwable thrown = catchThrowable(() -> CellBlock.decode(bytes, cells.size()));
+        if (ok) {
+            assertThat(thrown).isNull();
+            assertThat(CellBlock.decode(bytes, cells.size()).cells(0, cells.size())).containsExactlyElementsOf(reference);
+        } else {
+            assertThat(thrown).isInstanceOf(MalformedCellException.class);
+            assertThat(thrown.getMessage()).containsAnyOf(" of " + cells.size(), "cells end at byte", "cannot fit");
+        }
+    }
+
+    @Property(tries = 1000)
+    void randomBytesAreNeverReadAsCellsUnlessTheyAre(@ForAll @Size(max = 200) byte[] bytes,
+                                                      @ForAll("counts") int count) {
+        Throwable thrown = catchThrowable(() -> CellBlock.decode(bytes, count));
+        if (thrown == null) {
+            // Whatever was accepted re-encodes to exactly the bytes given.
+            CellBlock block = CellBlock.decode(bytes, count);
+            List<Cell> copies = new ArrayList<>();
+            for (Cell c : block.cells(0, count)) {
+                copies.add(Cell.of(c.rowBytes(), c.familyBytes(), c.qualifierBytes(), c.timestamp(), c.type(),
+                        c.valueBytes()));
+            }
+            assertThat(encode(copies)).isEqualTo(bytes);
+        } else {
+            assertThat(thrown).isInstanceOf(MalformedCellException.class);
+        }
+    }
+
+    @Provide
+    Arbitrary<Integer> counts() {
+        return Arbitraries.integers().between(0, 12);
+    }
+
+    @Test
+    void theErrorNamesTheCellThatIsWrong() {
+        List<Cell> cells = List.of(Cell.put("r1", "f", "a", 1, "v"), Cell.put("r1", "f", "b", 1, "v"),
+                Cell.put("r2", "f", "a", 1, "v"));
+        byte[] bytes = encode(cells);
+        int third = CellLayout.encode(cells.get(0)).length + CellLayout.encode(cells.get(1)).length;
+        bytes[bytes.length - 2] = 42; // the third cell's type code: only its one-byte value "v" follows
+        assertThatThrownBy(() -> CellBlock.decode(bytes, 3)).isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("offset " + third).hasMessageContaining("cell 2 of 3")
+                .hasMessageContaining("unknown cell type code 42");
+    }
+
+    @Test
+    void aCountThatDoesNotMatchTheBytesIsAnError() {
+        // Values long enough that three cells' minimum size fits: the count is wrong, not absurd.
+        String value = "v".repeat(40);
+        byte[] bytes = encode(List.of(Cell.put("r1", "f", "a", 1, value), Cell.put("r1", "f", "b", 1, value)));
+        assertThatThrownBy(() -> CellBlock.decode(bytes, 1)).isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("1 cells end at byte").hasMessageContaining("of a " + bytes.length + "-byte block");
+        assertThatThrownBy(() -> CellBlock.decode(bytes, 3)).isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("cell 2 of 3 starts past the block");
+        assertThatThrownBy(() -> CellBlock.decode(bytes, 1_000_000)).isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("1000000 cells cannot fit");
+        assertThatThrownBy(() -> CellBlock.decode(bytes, -1)).isInstanceOf(MalformedCellException.class);
+    }
+
+    @Test
+    void indexesOutsideTheBlockAreRefused() {
+        CellBlock block = CellBlock.decode(encode(List.of(Cell.put("r", "f", "a", 1, "v"))), 1);
+        assertThatThrownBy(() -> block.cell(1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> block.cells(0, 2)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> block.cells(0, 1).get(1)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+}
