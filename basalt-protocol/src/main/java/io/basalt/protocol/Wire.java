@@ -3,9 +3,11 @@ package io.basalt.protocol;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellLayout;
+import io.basalt.cell.EncodedCell;
 import io.basalt.cell.MalformedCellException;
 import io.netty.buffer.ByteBuf;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -147,6 +149,7 @@ public final class Wire {
         long at = start;
         MemorySegment window = MemorySegment.NULL; // the buffer's writable bytes from windowStart
         long windowStart = start;
+        byte[] scratch = null; // see putCells
         long cells = 0;
         for (int p = 0, n = parts.size(); p < n; p++) {
             List<? extends Cell> part = parts.get(p);
@@ -161,7 +164,10 @@ public final class Wire {
                 windowStart = at;
                 window = MemorySegment.ofBuffer(buf.nioBuffer((int) at, buf.writableBytes()));
             }
-            long end = windowStart + putCells(window, at - windowStart, part);
+            if (scratch == null || (scratch.length < length && scratch.length < GATHER_SIZE)) {
+                scratch = new byte[(int) Math.min(GATHER_SIZE, Math.max(length, 256))];
+            }
+            long end = windowStart + putCells(window, at - windowStart, part, scratch);
             if (end - at != length) {
                 throw new IllegalStateException("cells changed while being written: " + (end - at) + " of " + length
                         + " bytes");
@@ -186,9 +192,46 @@ public final class Wire {
 
     /** Encodes {@code cells} into {@code block} from {@code offset}; returns the offset after them. */
     public static long putCells(MemorySegment block, long offset, List<? extends Cell> cells) {
+        return putCells(block, offset, cells, null);
+    }
+
+    /** Most bytes {@link #putCells} gathers in a heap array before copying them into the block. */
+    static final int GATHER_SIZE = 64 * 1024;
+
+    /**
+     * {@link #putCells}, gathering cells that are already encoded in heap arrays (as the store
+     * hands them out) into {@code scratch} with plain array copies, and copying the gathered
+     * bytes into the block in one go: a copy into a memory segment costs about as much in checks
+     * as a small cell takes to move, so one per cell would double the work. Other cells are
+     * encoded straight into the block. Returns the offset after the cells.
+     */
+    static long putCells(MemorySegment block, long offset, List<? extends Cell> cells, byte[] scratch) {
         long at = offset;
+        int gathered = 0;
         for (int i = 0, n = cells.size(); i < n; i++) {
-            at += CellLayout.write(cells.get(i), block, at);
+            Cell cell = cells.get(i);
+            if (scratch != null && cell instanceof EncodedCell e && e.array() != null
+                    && e.encodedLength() <= scratch.length) {
+                int length = (int) e.encodedLength();
+                if (gathered + length > scratch.length) {
+                    MemorySegment.copy(scratch, 0, block, ValueLayout.JAVA_BYTE, at, gathered);
+                    at += gathered;
+                    gathered = 0;
+                }
+                System.arraycopy(e.array(), (int) e.offset(), scratch, gathered, length);
+                gathered += length;
+                continue;
+            }
+            if (gathered > 0) {
+                MemorySegment.copy(scratch, 0, block, ValueLayout.JAVA_BYTE, at, gathered);
+                at += gathered;
+                gathered = 0;
+            }
+            at += CellLayout.write(cell, block, at);
+        }
+        if (gathered > 0) {
+            MemorySegment.copy(scratch, 0, block, ValueLayout.JAVA_BYTE, at, gathered);
+            at += gathered;
         }
         return at;
     }

@@ -327,4 +327,40 @@ class WireTest {
             assertThat(buf.isReadable()).isFalse();
         }
     }
+
+    @Test
+    void encodedCellsGatheredThroughTheScratchArrayKeepTheirPlaceAmongOtherCells() {
+        // Array-backed encoded cells (gathered), cells from arrays and from native memory (written
+        // directly), and cells larger than the gathering array, interleaved, over many parts.
+        java.util.Random random = new java.util.Random(7);
+        List<List<Cell>> parts = new ArrayList<>();
+        List<Cell> all = new ArrayList<>();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            for (int p = 0; p < 30; p++) {
+                List<Cell> part = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    int size = random.nextInt(10) == 0 ? Wire.GATHER_SIZE + random.nextInt(1000) : random.nextInt(3000);
+                    Cell plain = Cell.put("row" + p, "f", "q" + i, i, "v".repeat(size));
+                    byte[] encoded = io.basalt.cell.CellLayout.encode(plain);
+                    Cell cell = switch (random.nextInt(3)) {
+                        case 0 -> plain;
+                        case 1 -> io.basalt.cell.EncodedCell.decode(encoded, 0);
+                        default -> io.basalt.cell.EncodedCell.decode(
+                                arena.allocate(encoded.length).copyFrom(java.lang.foreign.MemorySegment.ofArray(encoded)), 0);
+                    };
+                    part.add(cell);
+                    all.add(plain);
+                }
+                parts.add(part);
+            }
+            ByteBuf buf = Unpooled.directBuffer(64);
+            Wire.writeCellBlock(buf, all.size(), parts);
+            List<Cell> back = Wire.readCells(buf, "results");
+            assertThat(back).hasSize(all.size());
+            for (int i = 0; i < all.size(); i++) {
+                assertSameCell(back.get(i), all.get(i));
+            }
+            buf.release();
+        }
+    }
 }
