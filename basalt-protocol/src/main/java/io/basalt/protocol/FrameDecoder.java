@@ -1,6 +1,7 @@
 package io.basalt.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxFrameSize;
     private boolean handshakeDone;
     private long discarding;
+    /** Bytes of the frame whose header has arrived and whose rest has not; 0 when none. */
+    private long pendingFrame;
 
     public FrameDecoder(int maxFrameSize) {
         if (maxFrameSize < FrameLayout.HEADER_SIZE) {
@@ -32,9 +35,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     + FrameLayout.HEADER_SIZE);
         }
         this.maxFrameSize = maxFrameSize;
+        setCumulator(this::cumulate);
     }
 
-    /** Largest frame whose room is made as soon as its header arrives (see {@link #reserve}). */
+    /** Largest frame whose room is made as soon as its buffer must grow (see {@link #cumulate}). */
     static final int RESERVE_LIMIT = 8 << 20;
 
     /** Capacity of the buffer holding what has arrived of the next frame (0 when none): for tests. */
@@ -49,22 +53,42 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Makes room for the rest of a frame whose header has arrived, in one step. Without it the
-     * accumulated bytes would be copied into a buffer twice the size each time they outgrow it,
-     * several copies for each 2 MiB scan batch. Room is made for at most {@link #RESERVE_LIMIT}
-     * bytes of a frame: a peer that announces a large frame and then sends little makes the
-     * connection hold at most that much memory, not the frame's size.
+     * Adds what the socket delivered to what is waiting to be decoded. Netty's own cumulator
+     * grows the waiting buffer by doubling, copying what it holds each time: for a 2 MiB scan
+     * batch that arrives 64 KiB at a time, several copies, each into a new buffer. This one makes
+     * a buffer for the whole frame the first time it must grow, once the frame's header has said
+     * how long the frame is (at most {@link #RESERVE_LIMIT} bytes of it, so a peer that announces
+     * a large frame and then sends little makes the connection hold at most that much memory;
+     * beyond it, twice what has arrived), and takes large buffers from
+     * {@link Transport#LARGE_BUFFERS}. It copies only the bytes not
+     * yet decoded, and never moves bytes in place: bodies of frames decoded earlier may still
+     * view them.
      */
-    private static void reserve(ByteBuf in, long frameBytes) {
-        long missing = Math.min(frameBytes, RESERVE_LIMIT) - in.readableBytes();
-        if (missing <= in.writableBytes() || in.refCnt() != 1) {
-            // Room enough; or bodies of frames decoded from this buffer still view it, so its
-            // bytes must stay where they are: the cumulator will copy what is left when it grows.
-            return;
+    private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+        if (!cumulation.isReadable() && in.isContiguous()) {
+            cumulation.release();
+            return in;
         }
-        in.discardReadBytes(); // the frames before this one are done with: do not grow for them
-        if (missing > in.writableBytes() && missing <= in.maxWritableBytes()) {
-            in.ensureWritable((int) missing);
+        try {
+            int required = in.readableBytes();
+            if (required <= cumulation.writableBytes() && cumulation.refCnt() == 1 && !cumulation.isReadOnly()) {
+                cumulation.writeBytes(in);
+                return cumulation;
+            }
+            long waiting = (long) cumulation.readableBytes() + required;
+            // The whole frame, up to the limit; past it, twice what is waiting (so a frame larger
+            // than the limit is copied a logarithmic number of times, not once per read).
+            long room = Math.max(waiting, Math.min(pendingFrame, Math.max(RESERVE_LIMIT, 2 * waiting)));
+            if (room > Integer.MAX_VALUE - 8) {
+                throw new MalformedFrameException("a frame of over " + room + " bytes cannot be held");
+            }
+            ByteBuf grown = Transport.directBuffer(alloc, (int) room);
+            grown.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
+            grown.writeBytes(in);
+            cumulation.release();
+            return grown;
+        } finally {
+            in.release();
         }
     }
 
@@ -112,9 +136,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 continue;
             }
             if (in.readableBytes() < length + 4) {
-                reserve(in, length + 4);
+                pendingFrame = length + 4;
                 return;
             }
+            pendingFrame = 0;
             int frameLength = (int) length;
             int expected = in.getInt(start + FrameLayout.CRC_OFFSET);
             int actual = FrameLayout.crc(in, start + FrameLayout.REQUEST_ID_OFFSET, frameLength - 4);

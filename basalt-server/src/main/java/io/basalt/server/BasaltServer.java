@@ -58,7 +58,6 @@ public final class BasaltServer implements AutoCloseable {
         ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -57,7 +57,6 @@ public final class RpcClient implements AutoCloseable {
         this.slots = new AtomicReferenceArray<>(options.connections());
         this.bootstrap = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
                         options.connectTimeout().toMillis()));
     }
