@@ -2,6 +2,8 @@ package io.basalt.client;
 
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
+import io.basalt.cell.CellType;
+import java.lang.foreign.MemorySegment;
 
 /** Writes values into columns of one row. */
 public final class Put extends Mutation {
@@ -27,6 +29,24 @@ public final class Put extends Mutation {
 
     public Put addColumn(byte[] family, byte[] qualifier, long timestamp, byte[] value) {
         cells.add(Cell.put(row, family, qualifier, timestamp, value));
+        return this;
+    }
+
+    /**
+     * Adds a cell as it is (a cell read from a frame or a file, say: nothing is copied). It must
+     * be a {@link CellType#PUT} cell of this put's row.
+     *
+     * @throws IllegalArgumentException naming the problem otherwise
+     */
+    public Put add(Cell cell) {
+        if (cell.type() != CellType.PUT) {
+            throw new IllegalArgumentException("a put takes PUT cells, not " + cell.type());
+        }
+        if (Bytes.compare(cell.row(), MemorySegment.ofArray(row)) != 0) {
+            throw new IllegalArgumentException("a cell of row " + Bytes.toStringBinary(cell.rowBytes())
+                    + " cannot go in a put of row " + Bytes.toStringBinary(row));
+        }
+        cells.add(cell);
         return this;
     }
 

@@ -154,7 +154,17 @@ public final class CellBlock {
         int rowAt = rowOffset(from);
         int rowLength = rowLength(from);
         for (int i = from + 1; i < to; i++) {
-            if (rowLength(i) != rowLength || !sameBytes(rowAt, rowOffset(i), rowLength)) {
+            if (rowLength(i) != rowLength || !sameBytes(bytes, rowAt, bytes, rowOffset(i), rowLength)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The first cell whose row is not {@code row}, or {@code -1} when every cell's is. */
+    public int firstNotOfRow(byte[] row) {
+        for (int i = 0, n = count(); i < n; i++) {
+            if (rowLength(i) != row.length || !sameBytes(bytes, rowOffset(i), row, 0, row.length)) {
                 return i;
             }
         }
@@ -162,21 +172,22 @@ public final class CellBlock {
     }
 
     /**
-     * Whether {@code length} bytes at {@code a} equal those at {@code b}. Rows are short: eight
-     * bytes at a time beats the intrinsic's set-up below a few dozen bytes.
+     * Whether {@code length} bytes of {@code a} at {@code aAt} equal those of {@code b} at
+     * {@code bAt}. Rows are short: eight bytes at a time beats the intrinsic's set-up below a few
+     * dozen bytes.
      */
-    private boolean sameBytes(int a, int b, int length) {
+    private static boolean sameBytes(byte[] a, int aAt, byte[] b, int bAt, int length) {
         if (length > 32) {
-            return Arrays.equals(bytes, a, a + length, bytes, b, b + length);
+            return Arrays.equals(a, aAt, aAt + length, b, bAt, bAt + length);
         }
         int i = 0;
         for (; i + Long.BYTES <= length; i += Long.BYTES) {
-            if ((long) LONGS.get(bytes, a + i) != (long) LONGS.get(bytes, b + i)) {
+            if ((long) LONGS.get(a, aAt + i) != (long) LONGS.get(b, bAt + i)) {
                 return false;
             }
         }
         for (; i < length; i++) {
-            if (bytes[a + i] != bytes[b + i]) {
+            if (a[aAt + i] != b[bAt + i]) {
                 return false;
             }
         }

@@ -79,19 +79,20 @@ public final class Messages {
         int kind = Wire.readUnsignedByte(buf, "mutation kind");
         byte[] row = Wire.readBytes(buf, "mutation row");
         long timestamp = Wire.readLong(buf, "mutation timestamp");
-        List<Cell> cells = Wire.readCells(buf, "mutation");
-        for (Cell cell : cells) {
-            if (!Arrays.equals(cell.rowBytes(), row)) {
-                throw new MalformedFrameException("mutation of row " + Bytes.toStringBinary(row)
-                        + " carries a cell of row " + Bytes.toStringBinary(cell.rowBytes()));
-            }
+        CellBlock block = Wire.readCellBlock(buf, "mutation");
+        int other = block.firstNotOfRow(row);
+        if (other >= 0) {
+            throw new MalformedFrameException("mutation of row " + Bytes.toStringBinary(row)
+                    + " carries a cell of row " + Bytes.toStringBinary(block.rowBytes(other)));
         }
+        List<Cell> cells = block.cells(0, block.count());
         switch (kind) {
             case PUT -> {
+                // The cells as decoded, views over the frame's block: nothing is copied per cell.
                 Put put = new Put(row, timestamp);
                 for (Cell cell : cells) {
                     requireType(cell, CellType.PUT, "put");
-                    put.addColumn(cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(), cell.valueBytes());
+                    put.add(cell);
                 }
                 return put;
             }

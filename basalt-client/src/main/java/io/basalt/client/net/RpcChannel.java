@@ -16,9 +16,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,7 +34,10 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
     private final String server;
     private final ClientOptions options;
     private final GroupedWriter writer;
-    private final Map<Long, Attempt<?>> pending = new ConcurrentHashMap<>();
+    /** Ids wrap around the ring after this many requests; a request still waiting then overflows. */
+    private static final int PENDING_SLOTS = 1 << 14;
+
+    private final PendingRequests<Attempt<?>> pending = new PendingRequests<>(PENDING_SLOTS);
     private final AtomicLong ids = new AtomicLong();
     private final CompletableFuture<RpcChannel> ready = new CompletableFuture<>();
     private final long timeoutNanos;
@@ -195,13 +196,12 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
 
     private void expire() {
         long now = System.nanoTime();
-        for (Map.Entry<Long, Attempt<?>> e : pending.entrySet()) {
-            Attempt<?> a = e.getValue();
-            if (now - a.deadline > 0 && pending.remove(e.getKey(), a)) {
+        pending.forEach((id, a) -> {
+            if (now - a.deadline > 0 && pending.remove(id, a)) {
                 a.onFailure.failed(a.call, new OperationTimeoutException(a.call.what + " to " + server + " timed out after "
-                        + options.operationTimeout().toMillis() + " ms (request " + e.getKey() + ")"), true);
+                        + options.operationTimeout().toMillis() + " ms (request " + id + ")"), true);
             }
-        }
+        });
     }
 
     @Override
@@ -236,13 +236,13 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
         }
         writer.close();
         ready.completeExceptionally(closed);
-        for (Long id : pending.keySet()) {
-            Attempt<?> a = pending.remove(id);
-            if (a != null) {
-                a.onFailure.failed(a.call, new ConnectionClosedException(closed.getMessage() + " with " + a.call.what
-                        + " in flight (request " + id + ")", closed), true);
+        BasaltException cause0 = closed;
+        pending.forEach((id, a) -> {
+            if (pending.remove(id, a)) {
+                a.onFailure.failed(a.call, new ConnectionClosedException(cause0.getMessage() + " with " + a.call.what
+                        + " in flight (request " + id + ")", cause0), true);
             }
-        }
+        });
     }
 
     /** Closes the connection; pending requests fail with a message naming the server. */
