@@ -49,8 +49,11 @@ public final class FrameLayout {
 
     private FrameLayout() {}
 
-    /** The protocol version this code speaks. */
-    public static final int VERSION = 1;
+    /**
+     * The protocol version this code speaks. 2: {@code SCAN_NEXT} carries the batch number, and a
+     * cell block's length varint may be padded to 5 bytes (1 had neither).
+     */
+    public static final int VERSION = 2;
     /** "BSLT". */
     public static final int MAGIC = 0x42534C54;
     public static final int HANDSHAKE_SIZE = 8;
