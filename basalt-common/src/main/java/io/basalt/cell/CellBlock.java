@@ -29,7 +29,7 @@ public final class CellBlock {
 
     private final byte[] bytes;
     private final MemorySegment segment;
-    /** Where each cell starts; one more entry than cells, the last being the block's length. */
+    /** Where each cell starts. */
     private final int[] starts;
     /** Where each cell's key starts. */
     private final int[] keys;
@@ -51,7 +51,7 @@ public final class CellBlock {
         if (count < 0 || count > bytes.length / (CellLayout.MIN_KEY_LENGTH + 2)) {
             throw new MalformedCellException(0, count + " cells cannot fit in a block of " + bytes.length + " bytes");
         }
-        int[] starts = new int[count + 1];
+        int[] starts = new int[count];
         int[] keys = new int[count];
         int offset = 0;
         for (int i = 0; i < count; i++) {
@@ -68,7 +68,6 @@ public final class CellBlock {
             throw new MalformedCellException(offset, count + " cells end at byte " + offset + " of a "
                     + bytes.length + "-byte block");
         }
-        starts[count] = offset;
         return new CellBlock(bytes, starts, keys);
     }
 
@@ -90,32 +89,20 @@ public final class CellBlock {
         try {
             CellLayout.validate(MemorySegment.ofArray(bytes), offset, bytes.length);
         } catch (MalformedCellException e) {
-            return new MalformedCellException(offset, "cell " + i + " of " + count + ": " + problemOf(e));
+            return new MalformedCellException(offset, "cell " + i + " of " + count + ": " + e.problem());
         }
         throw new IllegalStateException("CellLayout.validLength and validate disagree on the cell at offset "
                 + offset);
     }
 
-    /** The message of {@code e} without its "malformed cell at offset N: " prefix. */
-    private static String problemOf(MalformedCellException e) {
-        String message = e.getMessage();
-        int colon = message.indexOf(": ");
-        return colon < 0 ? message : message.substring(colon + 2);
-    }
-
     /** Number of cells. */
     public int count() {
-        return starts.length - 1;
+        return starts.length;
     }
 
     /** Bytes of the block. */
     public int length() {
         return bytes.length;
-    }
-
-    /** Where cell {@code i} starts. */
-    public int start(int i) {
-        return starts[i];
     }
 
     /** Cell {@code i}, a view over the block. */

@@ -88,9 +88,8 @@ public final class GroupedWriter {
      */
     public boolean write(int sizeHint, Consumer<ByteBuf> encoder) {
         if (mode == WriteMode.FLUSH_EACH || sizeHint >= threshold) {
-            ByteBuf frame = mode == WriteMode.FLUSH_EACH && sizeHint <= Transport.LARGE_BUFFER
-                    ? channel.alloc().buffer(Math.max(64, sizeHint))
-                    : Transport.directBuffer(channel.alloc(), sizeHint);
+            ByteBuf frame = mode == WriteMode.FLUSH_EACH ? channel.alloc().buffer(Math.max(64, sizeHint))
+                    : channel.alloc().directBuffer(sizeHint);
             try {
                 encoder.accept(frame);
             } catch (RuntimeException e) {

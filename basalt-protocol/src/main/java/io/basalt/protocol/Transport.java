@@ -1,8 +1,5 @@
 package io.basalt.protocol;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -25,30 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public enum Transport {
     EPOLL,
     NIO;
-
-    /**
-     * Buffers larger than this come from {@link #LARGE_BUFFERS}: it is the largest buffer Netty
-     * 4.2's default (adaptive) allocator pools. Above it, that allocator makes a fresh native
-     * buffer, which the JDK zeroes, for each request, and frees it again: for every 2 MiB scan
-     * batch, at both ends.
-     */
-    public static final int LARGE_BUFFER = 1 << 20;
-
-    /**
-     * Where frames over {@link #LARGE_BUFFER} are built and received: a pooled allocator of its
-     * own, direct memory only, in 16 MiB chunks (so a few batches share one and a chunk is rarely
-     * emptied, freed and made again), with no per-thread caches. The {@code scan} suite's loopback
-     * scan of 1M rows took 5.0 s with the adaptive allocator for these frames and 3.5 s with a
-     * pooled one. The channels keep Netty's default for everything else, which suits small frames
-     * better.
-     */
-    public static final ByteBufAllocator LARGE_BUFFERS = new PooledByteBufAllocator(true, 0,
-            Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())), 8192, 11, 0, 0, false);
-
-    /** A direct buffer of {@code capacity} bytes: from {@code small} unless it is large. */
-    public static ByteBuf directBuffer(ByteBufAllocator small, int capacity) {
-        return capacity > LARGE_BUFFER ? LARGE_BUFFERS.directBuffer(capacity) : small.directBuffer(capacity);
-    }
 
     /** The best transport available here. */
     public static Transport best() {

@@ -257,7 +257,7 @@ public final class Wire {
     /** Reads one cell block, copied once into one array and validated in one pass. */
     public static CellBlock readCellBlock(ByteBuf buf, String what) {
         int count = readVarint(buf, what + " cell count");
-        return toFrameError(readCellBlockBytes(buf, count, what), count, what);
+        return decodeCellBlock(readCellBlockBytes(buf, count, what), count, what);
     }
 
     /**
@@ -276,7 +276,12 @@ public final class Wire {
         return block;
     }
 
-    private static CellBlock toFrameError(byte[] bytes, int count, String what) {
+    /**
+     * Validates {@code bytes} as a block of {@code count} cells ({@link CellBlock#decode}).
+     *
+     * @throws MalformedFrameException naming {@code what} and the cell that is wrong
+     */
+    public static CellBlock decodeCellBlock(byte[] bytes, int count, String what) {
         try {
             return CellBlock.decode(bytes, count);
         } catch (MalformedCellException e) {

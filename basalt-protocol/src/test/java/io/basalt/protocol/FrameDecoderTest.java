@@ -304,6 +304,13 @@ class FrameDecoderTest {
         assertDecodes((Frame) out.get(1), small);
     }
 
+    /** A SCAN_NEXT response of {@code size} random bytes (from {@code seed}). */
+    private static Spec scanBatch(long requestId, int size, long seed) {
+        byte[] body = new byte[size];
+        new java.util.Random(seed).nextBytes(body);
+        return new Spec(requestId, OpCode.SCAN_NEXT, Status.OK, true, body);
+    }
+
     /** Feeds {@code frame} in 64 KiB pieces, each its own buffer as the socket delivers them. */
     private List<Object> feedInPieces(ByteBuf frame, List<Integer> capacities) {
         List<Object> out = new ArrayList<>();
@@ -320,8 +327,7 @@ class FrameDecoderTest {
     void aLargeFrameIsGatheredInOneBufferMadeOnceForTheWholeFrame() {
         open(16 << 20);
         expectHandshake();
-        Spec big = new Spec(7, OpCode.SCAN_NEXT, Status.OK, true, new byte[3 << 20]);
-        new java.util.Random(1).nextBytes(big.body);
+        Spec big = scanBatch(7, 3 << 20, 1);
         ByteBuf frame = encode(big);
         int total = frame.readableBytes();
         List<Integer> capacities = new ArrayList<>();
@@ -338,8 +344,7 @@ class FrameDecoderTest {
     void aFrameLargerThanTheReserveLimitGrowsByDoublingAndDecodes() {
         open(32 << 20);
         expectHandshake();
-        Spec huge = new Spec(8, OpCode.SCAN_NEXT, Status.OK, true, new byte[20 << 20]);
-        new java.util.Random(3).nextBytes(huge.body);
+        Spec huge = scanBatch(8, 20 << 20, 3);
         List<Integer> capacities = new ArrayList<>();
         List<Object> out = feedInPieces(encode(huge), capacities);
         assertThat(out).hasSize(1);
@@ -367,8 +372,7 @@ class FrameDecoderTest {
         open(16 << 20);
         expectHandshake();
         Spec small = new Spec(1, OpCode.PING, Status.OK, true, "small body".getBytes());
-        Spec big = new Spec(2, OpCode.SCAN_NEXT, Status.OK, true, new byte[1 << 20]);
-        new java.util.Random(2).nextBytes(big.body);
+        Spec big = scanBatch(2, 1 << 20, 2);
         ByteBuf both = Unpooled.buffer();
         ByteBuf a = encode(small);
         ByteBuf b = encode(big);

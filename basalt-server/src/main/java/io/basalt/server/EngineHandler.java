@@ -24,6 +24,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -68,6 +69,10 @@ public final class EngineHandler implements RequestHandler {
     private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
     private final AtomicLong scannerIds = new AtomicLong();
     private final long leaseNanos;
+    /** How long a scan request waits for an earlier batch that was never asked for to be asked for. */
+    private static final long ASK_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How far beyond the batches asked for in order a request may ask (a client reads ahead at most 4). */
+    private static final int MAX_ASKED_EARLY = 16;
     private final long timeLimitNanos;
     private final AtomicLong heartbeats = new AtomicLong();
     /** Stands for "no row yet, time is up" between {@code nextRow} and {@code next}. */
@@ -174,6 +179,15 @@ public final class EngineHandler implements RequestHandler {
             case SCAN_NEXT -> {
                 long[] next = decode(body, op, b -> new long[] {Wire.readVarlong(b, "scanner id"),
                         Wire.readVarlong(b, "batch number")});
+                ServerScanner s = scanners.get(next[0]);
+                if (s != null && s.owner == c) {
+                    try {
+                        s.asked(next[1]);
+                    } catch (IllegalArgumentException e) {
+                        c.fail(id, op, e);
+                        return;
+                    }
+                }
                 executor.execute(() -> nextBatch(c, id, next[0], next[1]));
             }
             case SCAN_CLOSE -> {
@@ -272,6 +286,10 @@ public final class EngineHandler implements RequestHandler {
         private CompletableFuture<Result> looking;
         /** The number of the batch to make next: the open request's batch is 0. */
         private long nextNumber;
+        /** Every batch up to this one has been asked for (set on the owner's event loop). */
+        private volatile long askedThrough;
+        /** Batches asked for beyond {@link #askedThrough}, ahead of one before them (event loop only). */
+        private final TreeSet<Long> askedEarly = new TreeSet<>();
 
         ServerScanner(long id, ServerConnection owner, ResultScanner scanner, Scan scan) {
             this.id = id;
@@ -282,19 +300,49 @@ public final class EngineHandler implements RequestHandler {
         }
 
         /**
+         * Records, on the owner's event loop and so in the order requests came, that batch
+         * {@code number} has been asked for. Requests for one scanner may reach it out of order
+         * (each runs on its own thread), but a client sends them in order; one asking again for a
+         * batch, or for one far beyond any asked for, is refused here, at once.
+         *
+         * @throws IllegalArgumentException naming the batch and the next one expected
+         */
+        void asked(long number) {
+            long through = askedThrough;
+            if (number <= through) {
+                throw new IllegalArgumentException("scanner " + id + " was asked for batch " + number
+                        + " again; the next is " + (through + 1));
+            }
+            if (number > through + MAX_ASKED_EARLY || (number > through + 1 && askedEarly.size() >= MAX_ASKED_EARLY)) {
+                throw new IllegalArgumentException("scanner " + id + " was asked for batch " + number
+                        + " but batch " + (through + 1) + " was never asked for");
+            }
+            askedEarly.add(number);
+            while (!askedEarly.isEmpty() && askedEarly.first() == through + 1) {
+                askedEarly.pollFirst();
+                through++;
+            }
+            askedThrough = through;
+        }
+
+        /**
          * Waits until batch {@code number} is the next to make. A client that reads ahead sends
          * several {@code SCAN_NEXT} requests, in order, and each runs on its own thread, so they
          * may reach the scanner out of order; numbering puts each batch in the response to the
-         * request that asked for it. The earlier requests are already on this server (unless the
-         * client skipped a number), so the wait is bounded by the scanner lease.
+         * request that asked for it. Once every earlier batch has been asked for ({@link #asked}),
+         * the wait is bounded by the scanner lease; a batch whose predecessors have not all been
+         * asked for waits at most {@link #ASK_GRACE_NANOS} for them.
          *
          * @throws IllegalArgumentException when the batch was made already, or when the batches
          *     before it were not asked for in time
          */
         private void awaitTurn(long number) {
-            long deadline = System.nanoTime() + leaseNanos;
+            long start = System.nanoTime();
             while (number > nextNumber && !closed) {
-                long left = deadline - System.nanoTime();
+                // Once every earlier batch has been asked for, they are all on their way through
+                // this scanner; until then, a missing one gets a short grace to arrive.
+                long limit = askedThrough >= number - 1 ? leaseNanos : ASK_GRACE_NANOS;
+                long left = start + limit - System.nanoTime();
                 if (left <= 0) {
                     throw new IllegalArgumentException("scanner " + id + " was asked for batch " + number
                             + " but batch " + nextNumber + " was never asked for");

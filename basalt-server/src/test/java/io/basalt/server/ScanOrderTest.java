@@ -149,4 +149,34 @@ class ScanOrderTest {
             assertThat(message).containsAnyOf("batch 1 was never asked for", "was closed", "is unknown");
         }
     }
+
+    /**
+     * With the default lease (a minute, longer than the raw client waits for a response), a
+     * request whose earlier batches were never asked for is refused after a short grace, and one
+     * asking far ahead at once: neither holds its response for a lease.
+     */
+    @Test
+    void aBatchWhosePredecessorsWereNeverAskedForIsRefusedWithoutWaitingForTheLease() throws Exception {
+        server.close();
+        server = BasaltServer.start(ServerConfig.builder().port(0).dataDir(dir).build());
+        try (RemoteConnection c = new RemoteConnection("127.0.0.1", server.address().getPort(),
+                ClientOptions.defaults())) {
+            c.table("t").put(new Put(row(1)).addColumn(bytes("f"), bytes("q"), bytes("v1"))).get(30, TimeUnit.SECONDS);
+        }
+        try (RawClient c = new RawClient(server.address().getPort()).handshake()) {
+            long id = open(c);
+            c.send(next(2, id, 100)); // far beyond anything asked for: refused on arrival
+            RawClient.Response far = c.read();
+            assertThat(far.status()).isEqualTo(Status.INVALID_ARGUMENT.code());
+            assertThat(Messages.readError(Unpooled.wrappedBuffer(far.body())).getFirst())
+                    .contains("batch 100").contains("batch 1 was never asked for");
+            c.send(next(3, id, 3)); // within reach, but batches 1 and 2 never come
+            RawClient.Response skipped = c.read();
+            assertThat(skipped.status()).isEqualTo(Status.INVALID_ARGUMENT.code());
+            assertThat(Messages.readError(Unpooled.wrappedBuffer(skipped.body())).getFirst())
+                    .contains("batch 1 was never asked for");
+            c.send(next(4, id, 1)); // the scan itself is still there
+            assertThat(rowOf(c.read())).isEqualTo(row(1));
+        }
+    }
 }

@@ -4,7 +4,6 @@ import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellType;
-import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
@@ -21,11 +20,9 @@ import io.basalt.client.TimeRange;
 import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -383,11 +380,6 @@ public final class Messages {
             this.block = block;
         }
 
-        /** Number of results. */
-        public int size() {
-            return sizes.length;
-        }
-
         /**
          * Validates the cell block once and returns the results, each a view of its part of the
          * block: no per-result or per-cell copy, and a cell object only when one is asked for.
@@ -395,12 +387,7 @@ public final class Messages {
          * @throws MalformedFrameException naming the problem
          */
         public List<Result> decode() {
-            CellBlock cells;
-            try {
-                cells = CellBlock.decode(block, cellCount);
-            } catch (MalformedCellException e) {
-                throw new MalformedFrameException("results: " + e.getMessage(), e);
-            }
+            CellBlock cells = Wire.decodeCellBlock(block, cellCount, "results");
             List<Result> out = new ArrayList<>(sizes.length);
             int at = 0;
             for (int i = 0; i < sizes.length; i++) {

@@ -32,10 +32,12 @@ import java.util.concurrent.CompletionException;
  * {@link ClientOptions#scanPrefetchBatches} allows for the scan's {@code maxResultSize}, so the
  * read-ahead is bounded in bytes. With one batch ahead, the server sits idle while a batch
  * crosses the network and is decoded; with two, it prepares one while the other travels. Each
- * request carries its batch's number, which keeps the batches in order on the server. When the
- * server forgot the scanner (its lease expired while the
- * caller was busy), the scan resumes from after the last whole row it returned; when the last
- * result was part of a row it cannot, and fails with a {@link ScannerExpiredException}.
+ * request carries its batch's number, which keeps the batches in order on the server.
+ *
+ * <p>When the server forgot the scanner (its lease expired while the caller was busy), the scan
+ * resumes from after the last whole row it returned; when the last result was part of a row it
+ * cannot, and fails with a {@link ScannerExpiredException}. Any other failure of a batch fails the
+ * scanner for good: going on would skip that batch's rows.
  */
 final class RemoteScanner implements ResultScanner {
 
@@ -116,7 +118,7 @@ final class RemoteScanner implements ResultScanner {
         try {
             return b.encoded.decode();
         } catch (MalformedFrameException e) {
-            throw broken = new BasaltException("malformed scan batch from " + rpc.server() + " for table '" + table + "': "
+            throw new BasaltException("malformed scan batch from " + rpc.server() + " for table '" + table + "': "
                     + e.getMessage(), e);
         }
     }

@@ -236,11 +236,11 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
         }
         writer.close();
         ready.completeExceptionally(closed);
-        BasaltException cause0 = closed;
+        BasaltException failure = closed;
         pending.forEach((id, a) -> {
             if (pending.remove(id, a)) {
-                a.onFailure.failed(a.call, new ConnectionClosedException(cause0.getMessage() + " with " + a.call.what
-                        + " in flight (request " + id + ")", cause0), true);
+                a.onFailure.failed(a.call, new ConnectionClosedException(failure.getMessage() + " with " + a.call.what
+                        + " in flight (request " + id + ")", failure), true);
             }
         });
     }
