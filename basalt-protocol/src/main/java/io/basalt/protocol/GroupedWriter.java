@@ -1,11 +1,11 @@
 package io.basalt.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -19,7 +19,10 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>A frame the caller expects to be small is encoded straight into the channel's
  *       <em>filling</em> buffer under a short lock ({@link #write(int, Consumer)}): no buffer of
- *       its own, no copy. A frame of {@code threshold} bytes or more is encoded into a buffer of
+ *       its own, no copy. When another thread holds the lock, the frame is encoded outside it,
+ *       into the writing thread's scratch buffer, and only copied in under the lock: a writer
+ *       that finds the lock taken encodes meanwhile instead of queueing behind the holder's
+ *       encoding. The lock is a {@link SpinYieldLock}: a release never wakes anyone. A frame of {@code threshold} bytes or more is encoded into a buffer of
  *       its own outside the lock and not copied: the filling buffer is closed off first and the
  *       large frame queued after it, so it goes alone, after what was pending. The filling
  *       buffer is sized after the previous group, so a quiet connection allocates small
@@ -52,7 +55,8 @@ public final class GroupedWriter {
     private final long lingerNanos;
     private final Runnable drainTask = this::drain;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    /** Held only to append a frame or swap buffers out; see {@link SpinYieldLock} for why not a {@code ReentrantLock}. */
+    private final SpinYieldLock lock = new SpinYieldLock();
     // Guarded by lock.
     private ByteBuf filling;
     private final ArrayDeque<ByteBuf> ready = new ArrayDeque<>();
@@ -60,6 +64,8 @@ public final class GroupedWriter {
     private boolean closed;
     private int nextCapacity = MIN_CAPACITY;
 
+    // Event loop only: the buffers one drain took, in order.
+    private final ArrayDeque<ByteBuf> sending = new ArrayDeque<>();
     // Written by the event loop only (framesSinceDrain: under lock, by writers and the drain).
     private long batches;
     private long frames;
@@ -81,10 +87,15 @@ public final class GroupedWriter {
 
     /**
      * Encodes one frame and sends it. A frame expected to be small ({@code sizeHint} below the
-     * threshold) is encoded straight into the channel's filling buffer under the lock, so it costs
-     * no buffer of its own and no copy; a larger one is encoded into its own buffer outside the
-     * lock and goes alone. If {@code encoder} throws, nothing of the frame is sent and the
-     * exception propagates. Returns false when the writer is closed (nothing was encoded).
+     * threshold) joins the channel's filling buffer: when the writer's lock is free it is encoded
+     * straight into that buffer under the lock (no buffer of its own, no copy); when another
+     * thread holds the lock it is encoded outside it, into this thread's scratch buffer, and then
+     * copied in, so a writer that finds the lock taken encodes meanwhile and waits only for the
+     * copy. An encoder must not write to the same writer (the lock is not reentrant: that fails
+     * with an {@link IllegalStateException}). A
+     * larger frame is encoded into its own buffer outside the lock and goes alone. If
+     * {@code encoder} throws, nothing of the frame is sent and the exception propagates. Returns
+     * false when the writer is closed (nothing was sent).
      */
     public boolean write(int sizeHint, Consumer<ByteBuf> encoder) {
         if (mode == WriteMode.FLUSH_EACH || sizeHint >= threshold) {
@@ -98,22 +109,35 @@ public final class GroupedWriter {
             }
             return write(frame);
         }
+        ByteBuf scratch = null;
+        if (!lock.tryLock()) {
+            scratch = encodeAside(encoder);
+            try {
+                lock.lock();
+            } catch (RuntimeException e) {
+                doneWith(scratch);
+                throw e;
+            }
+        }
         boolean post;
         boolean now;
-        lock.lock();
         try {
             if (closed) {
                 return false;
             }
             if (filling == null) {
-                filling = channel.alloc().directBuffer(nextCapacity);
+                filling = channel.alloc().directBuffer(Math.max(nextCapacity, scratch == null ? 0 : scratch.readableBytes()));
             }
-            int mark = filling.writerIndex();
-            try {
-                encoder.accept(filling);
-            } catch (RuntimeException e) {
-                filling.writerIndex(mark);
-                throw e;
+            if (scratch != null) {
+                filling.writeBytes(scratch);
+            } else {
+                int mark = filling.writerIndex();
+                try {
+                    encoder.accept(filling);
+                } catch (RuntimeException e) {
+                    filling.writerIndex(mark);
+                    throw e;
+                }
             }
             framesSinceDrain++;
             if (filling.readableBytes() >= threshold) {
@@ -124,11 +148,51 @@ public final class GroupedWriter {
             now = lingerNanos == 0 || !ready.isEmpty();
         } finally {
             lock.unlock();
+            if (scratch != null) {
+                doneWith(scratch);
+            }
         }
         if (post) {
             schedule(now);
         }
         return true;
+    }
+
+    /** Most bytes a thread's scratch buffer keeps between frames; a larger one is dropped. */
+    private static final int SCRATCH_KEEP = 64 * 1024;
+    /**
+     * Each thread's buffer for frames encoded while another thread holds a writer's lock (heap
+     * memory, so a thread that ends needs no release). Taken out while in use, so a frame
+     * encoded from inside another's encoder gets a buffer of its own instead of clearing the
+     * outer one.
+     */
+    private static final ThreadLocal<ByteBuf> SCRATCH = new ThreadLocal<>();
+
+    /** Encodes a frame into this thread's scratch buffer, outside the lock. */
+    private static ByteBuf encodeAside(Consumer<ByteBuf> encoder) {
+        ByteBuf scratch = SCRATCH.get();
+        if (scratch == null) {
+            scratch = Unpooled.buffer(MIN_CAPACITY);
+        } else {
+            SCRATCH.remove();
+        }
+        try {
+            encoder.accept(scratch);
+        } catch (RuntimeException e) {
+            doneWith(scratch);
+            throw e;
+        }
+        return scratch;
+    }
+
+    /** Gives the scratch buffer back to its thread for the next frame, unless it grew too large. */
+    private static void doneWith(ByteBuf scratch) {
+        if (scratch.capacity() > SCRATCH_KEEP) {
+            scratch.release();
+            return;
+        }
+        scratch.clear();
+        SCRATCH.set(scratch);
     }
 
     private void schedule(boolean now) {
@@ -211,39 +275,60 @@ public final class GroupedWriter {
         }
     }
 
+    /**
+     * Takes every queued buffer (and the filling one) in one turn of the lock, then writes them
+     * and flushes once. If the channel stops being writable part-way, what is left goes back to
+     * the front of the queue, still in order, and the drain resumes in
+     * {@link #writabilityChanged()}.
+     */
     private void drain() {
-        int written = 0;
-        while (true) {
-            ByteBuf next;
-            lock.lock();
-            try {
-                if (closed) {
-                    drainPosted = false;
-                    return;
-                }
-                if (ready.isEmpty()) {
-                    closeFilling();
-                }
-                next = ready.poll();
-                if (next == null || (!channel.isWritable() && written > 0)) {
-                    if (next != null) {
-                        ready.addFirst(next); // resume when writable
-                    } else {
-                        frames += framesSinceDrain;
-                        framesSinceDrain = 0;
-                    }
-                    drainPosted = next != null;
-                    break;
-                }
-            } finally {
-                lock.unlock();
+        lock.lock();
+        try {
+            drainPosted = false; // a frame accepted from now on posts the next drain
+            if (closed) {
+                return;
             }
+            closeFilling();
+            for (ByteBuf b; (b = ready.poll()) != null; ) {
+                sending.add(b);
+            }
+            frames += framesSinceDrain;
+            framesSinceDrain = 0;
+        } finally {
+            lock.unlock();
+        }
+        int written = 0;
+        for (ByteBuf next; (next = sending.peek()) != null; ) {
+            if (written > 0 && !channel.isWritable()) {
+                putBack();
+                break;
+            }
+            sending.poll();
             channel.write(next, channel.voidPromise());
             written++;
         }
         if (written > 0) {
             batches++;
             channel.flush();
+        }
+    }
+
+    /** Returns the buffers a drain could not write to the front of the queue, to go first when writable. */
+    private void putBack() {
+        lock.lock();
+        try {
+            if (closed) {
+                for (ByteBuf b; (b = sending.poll()) != null; ) {
+                    b.release();
+                }
+                return;
+            }
+            for (ByteBuf b; (b = sending.pollLast()) != null; ) {
+                ready.addFirst(b);
+            }
+            drainPosted = true; // writabilityChanged() resumes; writers need not post
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -6,12 +6,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -116,6 +119,15 @@ class GroupedWriterTest {
 
     @Test
     void framesFromSeveralThreadsAllArriveInOrderPerThreadByteExactAndGrouped() throws Exception {
+        writeFromSeveralThreads(false);
+    }
+
+    @Test
+    void framesEncodedBySeveralThreadsInPlaceOrAsideAllArriveInOrderPerThreadByteExact() throws Exception {
+        writeFromSeveralThreads(true); // encoders race for the lock: the losers encode aside
+    }
+
+    private void writeFromSeveralThreads(boolean encoders) throws Exception {
         open();
         GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
         int threads = 4;
@@ -132,7 +144,12 @@ class GroupedWriterTest {
                     int seq = 0;
                     for (int r = 0; r < rounds; r++) {
                         for (int i = 0; i < perRound; i++, seq++) {
-                            assertThat(writer.write(frame(stream, seq, seq % 97))).isTrue();
+                            if (encoders) {
+                                byte[] bytes = expected(stream, seq, seq % 97);
+                                assertThat(writer.write(bytes.length, b -> b.writeBytes(bytes))).isTrue();
+                            } else {
+                                assertThat(writer.write(frame(stream, seq, seq % 97))).isTrue();
+                            }
                         }
                         wrote.await(30, TimeUnit.SECONDS);
                         drained.await(30, TimeUnit.SECONDS);
@@ -210,6 +227,93 @@ class GroupedWriterTest {
     }
 
     @Test
+    void aWriterThatFindsTheLockHeldEncodesAsideWhileTheHolderEncodesAndThenJoinsTheGroup() throws Exception {
+        open();
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
+        CountDownLatch asideEncoded = new CountDownLatch(1);
+        CountDownLatch asideFailed = new CountDownLatch(1);
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        Thread[] others = new Thread[2];
+        // The first frame is encoded in place, holding the lock; while it is inside its encoder,
+        // a second thread's frame is encoded aside (its encoder runs to the end while the lock is
+        // still held), and a third thread's encoding fails aside.
+        writer.write(64, buf -> {
+            buf.writeBytes(expected(0, 0, 10));
+            others[0] = Thread.ofPlatform().start(() -> {
+                try {
+                    writer.write(64, b -> {
+                        b.writeBytes(expected(1, 0, 10));
+                        asideEncoded.countDown();
+                    });
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            others[1] = Thread.ofPlatform().start(() -> {
+                try {
+                    writer.write(64, b -> {
+                        b.writeBytes(expected(2, 99, 10));
+                        throw new IllegalStateException("encoding failed aside");
+                    });
+                } catch (IllegalStateException e) {
+                    asideFailed.countDown();
+                }
+            });
+            try {
+                assertThat(asideEncoded.await(30, TimeUnit.SECONDS)).as("encoded while the lock was held").isTrue();
+                assertThat(asideFailed.await(30, TimeUnit.SECONDS)).as("failed without the lock").isTrue();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        others[0].join(TimeUnit.SECONDS.toMillis(30));
+        others[1].join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(failures).isEmpty();
+        writer.write(64, buf -> buf.writeBytes(expected(0, 1, 10)));
+        channel.runPendingTasks();
+
+        List<byte[]> messages = outbound();
+        assertThat(messages).hasSize(1);
+        assertThat(frames(messages)).containsExactly(expected(0, 0, 10), expected(1, 0, 10), expected(0, 1, 10));
+        assertThat(writer.frames()).isEqualTo(3);
+    }
+
+    @Test
+    void anEncoderThatWritesToItsOwnWriterFailsAtOnceAndTheWriterGoesOn() {
+        open();
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> writer.write(64, buf -> {
+            buf.writeBytes(expected(0, 0, 10));
+            writer.write(64, inner -> inner.writeBytes(expected(0, 99, 10)));
+        })).isInstanceOf(IllegalStateException.class).hasMessageContaining("not reentrant");
+        writer.write(64, buf -> buf.writeBytes(expected(0, 1, 10)));
+        channel.runPendingTasks();
+        assertThat(frames(outbound())).containsExactly(expected(0, 1, 10));
+    }
+
+    @Test
+    void closingTheWriterWhileADrainIsWritingReleasesWhatTheDrainHadNotWritten() {
+        open();
+        channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2)); // unwritable after any write
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 200, 0);
+        channel.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                writer.close(); // the connection is closing while the drain writes its first group
+                ctx.write(msg, promise);
+            }
+        });
+        for (int i = 0; i < 10; i++) {
+            writer.write(frame(0, i, 30)); // groups of 4, 4 and 2 frames
+        }
+        channel.runPendingTasks();
+        // The first group went out; the two the drain had taken but not written were released
+        // (the after-each check finds every allocated buffer released).
+        assertThat(outbound()).extracting(m -> m.length).containsExactly(200);
+        assertThat(writer.write(frame(0, 10, 30))).isFalse();
+    }
+
+    @Test
     void aFrameAtTheThresholdGoesAloneAfterWhatWasPending() {
         open();
         int threshold = 256;
@@ -257,6 +361,39 @@ class GroupedWriterTest {
         for (int i = 0; i < 10; i++) {
             assertThat(frames.get(i)).isEqualTo(expected(0, i, 30));
         }
+    }
+
+    @Test
+    void aDrainThatFindsTheChannelUnwritableStopsAndGoesOnInOrderWhenItIsWritableAgain() {
+        open();
+        channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2)); // unwritable after any write
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 200, 0);
+        List<Boolean> writableAtResume = new ArrayList<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                writableAtResume.add(ctx.channel().isWritable());
+                writer.writabilityChanged();
+                ctx.fireChannelWritabilityChanged();
+            }
+        });
+        for (int i = 0; i < 10; i++) {
+            writer.write(frame(0, i, 30)); // 50-byte frames: groups of 4, 4 and 2
+        }
+        channel.runPendingTasks();
+        List<byte[]> messages = outbound();
+        // One group per flush: each drain stopped after one write and the next began when the flush
+        // made the channel writable again.
+        assertThat(messages).extracting(m -> m.length).containsExactly(200, 200, 100);
+        assertThat(counter.flushes).isEqualTo(3);
+        assertThat(writableAtResume).contains(true);
+        List<byte[]> frames = frames(messages);
+        for (int i = 0; i < 10; i++) {
+            assertThat(frames.get(i)).isEqualTo(expected(0, i, 30));
+        }
+        writer.write(frame(0, 10, 30)); // the writer still posts drains afterwards
+        channel.runPendingTasks();
+        assertThat(frames(outbound())).singleElement().isEqualTo(expected(0, 10, 30));
     }
 
     @Test
