@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
  * Lincheck on {@link SpinYieldLock}: a two-field counter updated only under the lock must behave
  * as one atomic counter. Without mutual exclusion two increments can read the same value, or a
  * reader see the fields disagree. Stress mode only: Lincheck's model checker (2.39) does not
- * return from the lock's timed parking phase, so the interleavings are left to
- * {@code SpinYieldLockTest}'s many-thread test and this stress run.
+ * return from the lock's timed parking phase, so the interleavings are left to this stress run,
+ * {@code SpinYieldLockTest}'s many-thread test and the jcstress test
+ * {@code SpinYieldLockExclusion} in {@code basalt-jcstress}.
  */
 public class SpinYieldLockLincheckIT {
 
