@@ -22,8 +22,9 @@ import java.util.function.Consumer;
  *       its own, no copy. When another thread holds the lock, the frame is encoded outside it,
  *       into the writing thread's scratch buffer, and only copied in under the lock: a writer
  *       that finds the lock taken encodes meanwhile instead of queueing behind the holder's
- *       encoding. The lock is a {@link SpinYieldLock}: a release never wakes anyone. A frame of {@code threshold} bytes or more is encoded into a buffer of
- *       its own outside the lock and not copied: the filling buffer is closed off first and the
+ *       encoding. The lock is a {@link SpinYieldLock}: a release never wakes anyone. A frame
+ *       of {@code threshold} bytes or more is encoded into a buffer of its own outside the lock
+ *       and not copied: the filling buffer is closed off first and the
  *       large frame queued after it, so it goes alone, after what was pending. The filling
  *       buffer is sized after the previous group, so a quiet connection allocates small
  *       thread-cached buffers.</li>
@@ -55,7 +56,7 @@ public final class GroupedWriter {
     private final long lingerNanos;
     private final Runnable drainTask = this::drain;
 
-    /** Held only to append a frame or swap buffers out; see {@link SpinYieldLock} for why not a {@code ReentrantLock}. */
+    /** Held only to append a frame or swap buffers out ({@link SpinYieldLock} says why not a {@code ReentrantLock}). */
     private final SpinYieldLock lock = new SpinYieldLock();
     // Guarded by lock.
     private ByteBuf filling;
@@ -92,10 +93,9 @@ public final class GroupedWriter {
      * thread holds the lock it is encoded outside it, into this thread's scratch buffer, and then
      * copied in, so a writer that finds the lock taken encodes meanwhile and waits only for the
      * copy. An encoder must not write to the same writer (the lock is not reentrant: that fails
-     * with an {@link IllegalStateException}). A
-     * larger frame is encoded into its own buffer outside the lock and goes alone. If
-     * {@code encoder} throws, nothing of the frame is sent and the exception propagates. Returns
-     * false when the writer is closed (nothing was sent).
+     * with an {@link IllegalStateException}). A larger frame is encoded into its own buffer
+     * outside the lock and goes alone. If {@code encoder} throws, nothing of the frame is sent and
+     * the exception propagates. Returns false when the writer is closed (nothing was sent).
      */
     public boolean write(int sizeHint, Consumer<ByteBuf> encoder) {
         if (mode == WriteMode.FLUSH_EACH || sizeHint >= threshold) {

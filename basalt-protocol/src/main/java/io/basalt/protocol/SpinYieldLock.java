@@ -33,9 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SpinYieldLock {
 
-    static final int SPINS = 64;
-    static final int YIELDS = 32;
-    static final int PARK_MICROS = 20;
+    private static final int SPINS = 64;
+    private static final int YIELDS = 32;
+    private static final int PARK_MICROS = 20;
 
     private static final VarHandle STATE;
 
@@ -108,10 +108,5 @@ final class SpinYieldLock {
     void unlock() {
         owner = null;
         STATE.setRelease(this, 0);
-    }
-
-    /** Whether some thread holds the lock (a snapshot, for assertions and tests). */
-    boolean isLocked() {
-        return state != 0;
     }
 }
