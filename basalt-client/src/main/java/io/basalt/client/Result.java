@@ -9,6 +9,11 @@ import java.util.List;
 /**
  * The cells of one row that a read returned, in cell order (family, qualifier, newest first). A
  * result may be partial: part of a row when the scan allowed partial results or set a batch size.
+ *
+ * <p>A result a scanner received from a server views the bytes of the batch it came in, and
+ * checks its cells the first time one is read: should the server have sent a malformed cell, that
+ * read fails with a {@link io.basalt.cell.MalformedCellException} naming the server, the table
+ * and the problem, and never returns it.
  */
 public final class Result {
 

@@ -1,5 +1,6 @@
 package io.basalt.cell;
 
+import io.basalt.bytes.Bytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -57,7 +58,7 @@ public final class CellBlock {
         for (int i = 0; i < count; i++) {
             int length = CellLayout.validLength(bytes, offset, bytes.length);
             if (length < 0) {
-                throw malformed(bytes, offset, i, count);
+                throw malformed(bytes, offset, bytes.length, i, count);
             }
             starts[i] = offset;
             int valueVarint = offset + varintSize(bytes, offset);
@@ -71,6 +72,50 @@ public final class CellBlock {
         return new CellBlock(bytes, starts, keys);
     }
 
+    /**
+     * Checks the first of the cells laid end to end in {@code bytes[from, to)} and returns a copy
+     * of its row: what a reader needs to label a row's cells before it has checked them all.
+     *
+     * @throws MalformedCellException naming the offset and the problem
+     */
+    public static byte[] firstRow(byte[] bytes, int from, int to) {
+        if (CellLayout.validLength(bytes, from, to) < 0) {
+            CellLayout.validate(MemorySegment.ofArray(bytes), from, to); // throws, naming the problem
+            throw new IllegalStateException("CellLayout.validLength and validate disagree on the cell at offset " + from);
+        }
+        int valueVarint = from + varintSize(bytes, from);
+        int key = valueVarint + varintSize(bytes, valueVarint);
+        int rowAt = key + CellLayout.ROW_LENGTH_SIZE;
+        return Arrays.copyOfRange(bytes, rowAt, rowAt + (((bytes[key] & 0xFF) << 8) | (bytes[key + 1] & 0xFF)));
+    }
+
+    /**
+     * The cells of one row, {@code count} of them laid end to end in {@code bytes[from, to)}
+     * (which {@code segment} wholly views), as a list that checks them when it is first asked for
+     * a cell, not now.
+     *
+     * <p>The check is {@link #decode}'s, plus that every cell is of the first cell's row, and it
+     * runs once, in one pass over the row's bytes, when {@link List#get} is first called. A
+     * reader that checks a row just before reading it finds the bytes still in its cache; one
+     * that checked a whole 2 MiB batch first would read each row twice from memory. Until then
+     * {@link List#size()} is {@code count} as claimed.
+     *
+     * <p>The list may be handed to other threads: what the check learns is published through a
+     * final field, and two threads that race to check both get the same answer.
+     *
+     * @param source where the bytes came from, for error messages ("a scan batch from host:port")
+     * @throws MalformedCellException from {@code get} when the bytes are not {@code count}
+     *     well-formed cells of one row that fill the range, naming the cell and the problem
+     */
+    public static List<Cell> rowCells(MemorySegment segment, byte[] bytes, int from, int to, int count,
+            String source) {
+        Objects.checkFromToIndex(from, to, bytes.length);
+        if (count < 0 || count > (to - from) / (CellLayout.MIN_KEY_LENGTH + 2)) {
+            throw new MalformedCellException(from, count + " cells cannot fit in " + (to - from) + " bytes");
+        }
+        return new RowCells(segment, bytes, from, to, count, source);
+    }
+
     /** Bytes of the (validated) varint at {@code at}. */
     private static int varintSize(byte[] bytes, int at) {
         int p = at;
@@ -80,14 +125,14 @@ public final class CellBlock {
         return p + 1 - at;
     }
 
-    /** Why cell {@code i}, at {@code offset}, is malformed: {@link CellLayout#validate} says. */
-    private static MalformedCellException malformed(byte[] bytes, int offset, int i, int count) {
-        if (offset >= bytes.length) {
-            return new MalformedCellException(offset, "cell " + i + " of " + count + " starts past the block's "
-                    + bytes.length + " bytes");
+    /** Why cell {@code i}, at {@code offset} of a block ending at {@code limit}, is malformed: {@link CellLayout#validate} says. */
+    private static MalformedCellException malformed(byte[] bytes, int offset, int limit, int i, int count) {
+        if (offset >= limit) {
+            return new MalformedCellException(offset, "cell " + i + " of " + count + " starts past the block's end at "
+                    + limit);
         }
         try {
-            CellLayout.validate(MemorySegment.ofArray(bytes), offset, bytes.length);
+            CellLayout.validate(MemorySegment.ofArray(bytes), offset, limit);
         } catch (MalformedCellException e) {
             return new MalformedCellException(offset, "cell " + i + " of " + count + ": " + e.problem());
         }
@@ -179,6 +224,118 @@ public final class CellBlock {
             }
         }
         return true;
+    }
+
+    /** {@link #rowCells}'s list. */
+    private static final class RowCells extends AbstractList<Cell> implements RandomAccess {
+
+        /**
+         * What the check learned: per cell, where it starts and its key, value and family
+         * lengths ({@value #FIELDS} ints a cell), and the row's length. Final fields, so that
+         * publishing this publishes the array.
+         */
+        private record Checked(int[] cells, int rowLength) {}
+
+        private static final int FIELDS = 4;
+
+        private final MemorySegment segment;
+        private final byte[] bytes;
+        private final int from;
+        private final int to;
+        private final int count;
+        private final String source;
+        /** Null until checked; a racing reader may check again, with the same result. */
+        private Checked checked;
+
+        RowCells(MemorySegment segment, byte[] bytes, int from, int to, int count, String source) {
+            this.segment = segment;
+            this.bytes = bytes;
+            this.from = from;
+            this.to = to;
+            this.count = count;
+            this.source = source;
+        }
+
+        @Override
+        public Cell get(int index) {
+            Objects.checkIndex(index, count);
+            Checked c = checked;
+            if (c == null) {
+                c = check();
+                checked = c;
+            }
+            int[] cells = c.cells;
+            int at = index * FIELDS;
+            int offset = cells[at];
+            int keyLength = cells[at + 1];
+            int valueLength = cells[at + 2];
+            long keyOffset = offset + CellLayout.varintSize(keyLength) + CellLayout.varintSize(valueLength);
+            return new EncodedCell(segment, bytes, offset, keyOffset, keyLength, valueLength, c.rowLength,
+                    cells[at + 3]);
+        }
+
+        @Override
+        public int size() {
+            return count;
+        }
+
+        /**
+         * Every cell as {@link CellLayout#validLength} checks it, and of the first cell's row, in
+         * one pass that keeps what a view needs; the reason for a failure is asked of
+         * {@link CellLayout#validate}, off this path.
+         */
+        private Checked check() {
+            int[] cells = new int[count * FIELDS];
+            int offset = from;
+            int rowAt = 0;
+            int rowLength = 0;
+            for (int i = 0; i < count; i++) {
+                int length = CellLayout.validLength(bytes, offset, to);
+                if (length < 0) {
+                    throw context(malformed(bytes, offset, to, i, count));
+                }
+                int keyLength;
+                int valueLength;
+                int key;
+                // Lengths under 128 take one byte each: the common case, read directly.
+                if (bytes[offset] >= 0 && bytes[offset + 1] >= 0) {
+                    keyLength = bytes[offset];
+                    valueLength = bytes[offset + 1];
+                    key = offset + 2;
+                } else {
+                    keyLength = CellLayout.readTrustedVarint(segment, offset);
+                    int valueVarint = offset + varintSize(bytes, offset);
+                    valueLength = CellLayout.readTrustedVarint(segment, valueVarint);
+                    key = valueVarint + varintSize(bytes, valueVarint);
+                }
+                int cellRowLength = ((bytes[key] & 0xFF) << 8) | (bytes[key + 1] & 0xFF);
+                int cellRowAt = key + CellLayout.ROW_LENGTH_SIZE;
+                if (i == 0) {
+                    rowAt = cellRowAt;
+                    rowLength = cellRowLength;
+                } else if (cellRowLength != rowLength || !sameBytes(bytes, rowAt, bytes, cellRowAt, rowLength)) {
+                    throw context(new MalformedCellException(offset, "cell " + i + " of " + count + " is of row "
+                            + Bytes.toStringBinary(Arrays.copyOfRange(bytes, cellRowAt, cellRowAt + cellRowLength))
+                            + ", the first of row "
+                            + Bytes.toStringBinary(Arrays.copyOfRange(bytes, rowAt, rowAt + rowLength))));
+                }
+                int at = i * FIELDS;
+                cells[at] = offset;
+                cells[at + 1] = keyLength;
+                cells[at + 2] = valueLength;
+                cells[at + 3] = bytes[cellRowAt + cellRowLength] & 0xFF;
+                offset += length;
+            }
+            if (offset != to) {
+                throw context(new MalformedCellException(offset, count + " cells end at byte " + (offset - from)
+                        + " of the row's " + (to - from)));
+            }
+            return new Checked(cells, rowLength);
+        }
+
+        private MalformedCellException context(MalformedCellException e) {
+            return new MalformedCellException(e.offset(), "in " + source + ": " + e.problem());
+        }
     }
 
     private final class View extends AbstractList<Cell> implements RandomAccess {

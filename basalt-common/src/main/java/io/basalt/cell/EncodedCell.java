@@ -25,14 +25,26 @@ public final class EncodedCell extends AbstractCell {
 
     private EncodedCell(MemorySegment segment, byte[] array, long offset, long keyOffset, int keyLength,
             int valueLength) {
+        this(segment, array, offset, keyOffset, keyLength, valueLength, CellLayout.rowLength(segment, keyOffset));
+    }
+
+    private EncodedCell(MemorySegment segment, byte[] array, long offset, long keyOffset, int keyLength,
+            int valueLength, int rowLength) {
+        this(segment, array, offset, keyOffset, keyLength, valueLength, rowLength,
+                CellLayout.familyLength(segment, CellLayout.familyLengthOffset(keyOffset, rowLength)));
+    }
+
+    /** A view whose every length is known already (read by {@link CellBlock}'s check): no reads. */
+    EncodedCell(MemorySegment segment, byte[] array, long offset, long keyOffset, int keyLength, int valueLength,
+            int rowLength, int familyLength) {
         this.segment = segment;
         this.array = array;
         this.offset = offset;
         this.keyOffset = keyOffset;
         this.keyLength = keyLength;
         this.valueLength = valueLength;
-        this.rowLength = CellLayout.rowLength(segment, keyOffset);
-        this.familyLength = CellLayout.familyLength(segment, CellLayout.familyLengthOffset(keyOffset, rowLength));
+        this.rowLength = rowLength;
+        this.familyLength = familyLength;
     }
 
     /**

@@ -14,6 +14,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,13 @@ class CellBlockTest {
     @Provide
     Arbitrary<int[]> mutations() {
         return Arbitraries.integers().between(0, Integer.MAX_VALUE).array(int[].class).ofMinSize(2).ofMaxSize(8);
+    }
+
+    /** Sets the bytes at {@code positionsAndValues}' even entries to the odd ones that follow. */
+    private static void mutate(byte[] bytes, int[] positionsAndValues) {
+        for (int i = 0; i + 1 < positionsAndValues.length; i += 2) {
+            bytes[positionsAndValues[i] % bytes.length] = (byte) positionsAndValues[i + 1];
+        }
     }
 
     private static byte[] encode(List<Cell> cells) {
@@ -72,6 +80,121 @@ class CellBlockTest {
         assertThat(block.firstOtherRow(0, cells.size())).isEqualTo(expected);
     }
 
+    /** The cells of {@code cells}, all moved to one row, as {@link CellBlock#rowCells} would hold them. */
+    private static List<Cell> ofOneRow(List<Cell> cells, byte[] row) {
+        List<Cell> out = new ArrayList<>();
+        for (Cell c : cells) {
+            out.add(Cell.of(row, c.familyBytes(), c.qualifierBytes(), c.timestamp(), c.type(), c.valueBytes()));
+        }
+        return out;
+    }
+
+    @Property(tries = 500)
+    void aRowsCellsReadBackFromAnyPartOfAnArray(@ForAll("cellLists") List<Cell> any, @ForAll @IntRange(max = 20) int before,
+                                                @ForAll @IntRange(max = 20) int after) {
+        if (any.isEmpty()) {
+            return;
+        }
+        List<Cell> cells = ofOneRow(any, any.getFirst().rowBytes());
+        byte[] encoded = encode(cells);
+        byte[] bytes = new byte[before + encoded.length + after];
+        System.arraycopy(encoded, 0, bytes, before, encoded.length);
+        int to = before + encoded.length;
+        assertThat(CellBlock.firstRow(bytes, before, to)).isEqualTo(cells.getFirst().rowBytes());
+        List<Cell> row = CellBlock.rowCells(MemorySegment.ofArray(bytes), bytes, before, to, cells.size(), "test");
+        assertThat(row).hasSize(cells.size()).containsExactlyElementsOf(cells);
+        for (int i = 0; i < cells.size(); i++) {
+            Cell c = row.get(i);
+            assertThat(c.rowBytes()).isEqualTo(cells.get(i).rowBytes());
+            assertThat(c.familyBytes()).isEqualTo(cells.get(i).familyBytes());
+            assertThat(c.qualifierBytes()).isEqualTo(cells.get(i).qualifierBytes());
+            assertThat(c.valueBytes()).isEqualTo(cells.get(i).valueBytes());
+            assertThat(c.timestamp()).isEqualTo(cells.get(i).timestamp());
+            assertThat(c.type()).isEqualTo(cells.get(i).type());
+            assertThat(((EncodedCell) c).array()).isSameAs(bytes);
+        }
+    }
+
+    /**
+     * On any mutation of a row's bytes, its list agrees with reading the cells one after another
+     * with {@link EncodedCell#decode} and comparing rows: it reads back exactly when that reads
+     * {@code count} cells of the first one's row that end where the bytes end, and otherwise fails
+     * on every read, naming the source.
+     */
+    @Property(tries = 2000)
+    void aMutatedRowFailsOnReadExactlyWhenCellByCellReadingFails(@ForAll("cellLists") List<Cell> any,
+                                                                 @ForAll("mutations") int[] positionsAndValues) {
+        if (any.isEmpty()) {
+            return;
+        }
+        byte[] bytes = encode(ofOneRow(any, any.getFirst().rowBytes()));
+        mutate(bytes, positionsAndValues);
+        List<Cell> reference = new ArrayList<>();
+        boolean ok = true;
+        long offset = 0;
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        try {
+            for (int i = 0; i < any.size(); i++) {
+                EncodedCell c = EncodedCell.decode(segment, offset, bytes.length);
+                ok &= Arrays.equals(c.rowBytes(), reference.isEmpty() ? c.rowBytes() : reference.getFirst().rowBytes());
+                reference.add(c);
+                offset += c.encodedLength();
+            }
+            ok &= offset == bytes.length;
+        } catch (MalformedCellException | IndexOutOfBoundsException e) {
+            ok = false;
+        }
+        Throwable made = catchThrowable(() -> CellBlock.rowCells(segment, bytes, 0, bytes.length, any.size(), "src"));
+        if (made != null) {
+            assertThat(ok).as("refused at once only when the count cannot fit").isFalse();
+            assertThat(made).isInstanceOf(MalformedCellException.class).hasMessageContaining("cannot fit");
+            return;
+        }
+        List<Cell> row = CellBlock.rowCells(segment, bytes, 0, bytes.length, any.size(), "src");
+        if (ok) {
+            assertThat(row).containsExactlyElementsOf(reference);
+        } else {
+            for (int i = 0; i < 2; i++) {
+                assertThat(catchThrowable(() -> row.get(0))).isInstanceOf(MalformedCellException.class)
+                        .hasMessageContaining("in src: ");
+            }
+        }
+    }
+
+    @Test
+    void threadsReadingARowForTheFirstTimeTogetherAllSeeItsCells() throws Exception {
+        List<Cell> cells = new ArrayList<>();
+        for (int q = 0; q < 200; q++) {
+            cells.add(Cell.put("row", "f", "q" + q, q, "value " + q));
+        }
+        byte[] bytes = encode(cells);
+        int threads = 8;
+        for (int round = 0; round < 200; round++) {
+            List<Cell> row = CellBlock.rowCells(MemorySegment.ofArray(bytes), bytes, 0, bytes.length, cells.size(), "t");
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+            List<java.util.concurrent.Future<List<Cell>>> reads = new ArrayList<>();
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(threads)) {
+                for (int t = 0; t < threads; t++) {
+                    int first = t * 25;
+                    reads.add(pool.submit(() -> {
+                        start.await();
+                        List<Cell> seen = new ArrayList<>();
+                        for (int i = 0; i < cells.size(); i++) {
+                            seen.add(row.get((first + i) % cells.size()));
+                        }
+                        return seen;
+                    }));
+                }
+                for (int t = 0; t < threads; t++) {
+                    List<Cell> seen = reads.get(t).get();
+                    for (int i = 0; i < cells.size(); i++) {
+                        assertThat(seen.get(i)).isEqualTo(cells.get((t * 25 + i) % cells.size()));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void rowsLongerThanEightBytesAreComparedWhole() {
         // Equal in the first 8 (and 32) bytes, different after: each comparison path must look at the tail.
@@ -100,9 +223,7 @@ class CellBlockTest {
         if (bytes.length == 0) {
             return;
         }
-        for (int i = 0; i + 1 < positionsAndValues.length; i += 2) {
-            bytes[positionsAndValues[i] % bytes.length] = (byte) positionsAndValues[i + 1];
-        }
+        mutate(bytes, positionsAndValues);
         List<Cell> reference = new ArrayList<>();
         boolean ok = true;
         long offset = 0;

@@ -41,6 +41,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     /** Largest frame whose room is made as soon as its buffer must grow (see {@link #cumulate}). */
     static final int RESERVE_LIMIT = 8 << 20;
 
+    /** Smallest buffer made as an {@link OwnedHeapBuffer}; smaller ones come from the pool. */
+    static final int OWNED_HEAP_MIN = 64 * 1024;
+
     /** Capacity of the buffer holding what has arrived of the next frame (0 when none): for tests. */
     int bufferCapacity() {
         ByteBuf b = internalBuffer();
@@ -82,7 +85,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             if (room > Integer.MAX_VALUE - 8) {
                 throw new MalformedFrameException("a frame of over " + room + " bytes cannot be held");
             }
-            ByteBuf grown = alloc.directBuffer((int) room);
+            // A frame this large is a scan batch, say: held on the heap in an array of its own,
+            // its body can be handed to the reader without a copy (OwnedHeapBuffer).
+            ByteBuf grown = room >= OWNED_HEAP_MIN ? new OwnedHeapBuffer(alloc, (int) room) : alloc.directBuffer((int) room);
             grown.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
             grown.writeBytes(in);
             cumulation.release();

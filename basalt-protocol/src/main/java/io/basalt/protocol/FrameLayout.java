@@ -50,10 +50,12 @@ public final class FrameLayout {
     private FrameLayout() {}
 
     /**
-     * The protocol version this code speaks. 2: {@code SCAN_NEXT} carries the batch number, and a
-     * cell block's length varint may be padded to 5 bytes (1 had neither).
+     * The protocol version this code speaks. 3: results are a row section, each result's cells
+     * after a header with their byte length ({@code Wire.writeRows}); 2 had one cell block for
+     * all. 2: {@code SCAN_NEXT} carries the batch number, and a cell block's length varint may be
+     * padded to 5 bytes (1 had neither).
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** "BSLT". */
     public static final int MAGIC = 0x42534C54;
     public static final int HANDSHAKE_SIZE = 8;

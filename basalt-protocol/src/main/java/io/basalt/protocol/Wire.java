@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * The primitives frame bodies are made of. Writers append at the writer index; readers consume
@@ -168,6 +169,99 @@ public final class Wire {
         setPaddedVarint(buf, lengthAt, buf.writerIndex() - start);
     }
 
+    /** The rows {@link #writeRows} writes: each a run of cells of one row, and whether more of it follows. */
+    public interface Rows {
+        int count();
+
+        List<? extends Cell> cells(int row);
+
+        boolean partial(int row);
+
+        /** Rows made of {@code rows}, row {@code i} partial when {@code partial} says so. */
+        static Rows of(List<? extends List<? extends Cell>> rows, IntPredicate partial) {
+            return new Rows() {
+                @Override
+                public int count() {
+                    return rows.size();
+                }
+
+                @Override
+                public List<? extends Cell> cells(int row) {
+                    return rows.get(row);
+                }
+
+                @Override
+                public boolean partial(int row) {
+                    return partial.test(row);
+                }
+            };
+        }
+    }
+
+    /**
+     * Writes rows as a row section, each row's cells after a header that says how many bytes they
+     * take, so that a reader finds every row without reading its cells:
+     *
+     * <pre>
+     * rows    := count:varint  length:varint(padded)  row{count}           length = bytes of the rows
+     * row     := cells:varint  partial:u8  bytes:varint(padded)  cell{cells}   bytes = bytes of the cells
+     * </pre>
+     *
+     * Cells and headers are gathered as {@link #writeCellBlock} gathers cells, in one pass over
+     * the cells: each row's byte length is a {@link #PADDED_VARINT_SIZE}-byte varint filled in
+     * after its cells.
+     *
+     * @throws IllegalArgumentException when the rows are too large for a frame, or a cell breaks
+     *     a limit of {@link Cell}
+     */
+    public static void writeRows(ByteBuf buf, Rows rows) {
+        int count = rows.count();
+        writeVarint(buf, count);
+        int lengthAt = buf.writerIndex();
+        buf.writeZero(PADDED_VARINT_SIZE);
+        int start = buf.writerIndex();
+        Gather gather = new Gather(buf, start);
+        for (int r = 0; r < count; r++) {
+            List<? extends Cell> cells = rows.cells(r);
+            int lengthField = gather.header(cells.size(), rows.partial(r));
+            for (int i = 0, n = cells.size(); i < n; i++) {
+                gather.add(cells.get(i));
+            }
+            gather.patchLength(lengthField);
+        }
+        gather.flush();
+        setPaddedVarint(buf, lengthAt, buf.writerIndex() - start);
+    }
+
+    /**
+     * A row section as it came off the wire: the rows' count read, their bytes in an array
+     * ({@code bytes[from, to)}), nothing else checked yet.
+     */
+    public record RowSection(int count, byte[] bytes, int from, int to) {}
+
+    /**
+     * Reads the count and length of a row section ({@link #writeRows}), unchecked. When the frame
+     * is held in an array of its own ({@link OwnedHeapBuffer}: large frames, such as scan
+     * batches) the section is that array's part, not copied; otherwise its bytes are copied out.
+     */
+    public static RowSection readRows(ByteBuf buf, String what) {
+        int count = readVarint(buf, what + " count");
+        int length = readVarint(buf, what + " length");
+        need(buf, length, what);
+        // A row takes at least three bytes of header, so a forged count cannot size a list.
+        if (count > length / 3) {
+            throw new MalformedFrameException(count + " " + what + " cannot fit in " + length + " bytes");
+        }
+        if (buf.hasArray() && OwnedHeapBuffer.owns(buf)) {
+            int from = buf.arrayOffset() + buf.readerIndex();
+            buf.skipBytes(length);
+            return new RowSection(count, buf.array(), from, from + length);
+        }
+        byte[] bytes = new byte[length];
+        buf.readBytes(bytes);
+        return new RowSection(count, bytes, 0, length);
+    }
+
     /** Most bytes {@link #writeCellBlock} gathers in a heap array before copying them into the buffer. */
     static final int GATHER_SIZE = 64 * 1024;
 
@@ -199,19 +293,66 @@ public final class Wire {
                 return;
             }
             int n = (int) length;
-            if (bytes == null || size + n > bytes.length) {
-                if (bytes != null && bytes.length == GATHER_SIZE) {
-                    flush();
-                } else {
-                    grow(size + n);
-                }
-            }
+            makeRoom(n);
             if (cell instanceof EncodedCell e && e.array() != null) {
                 System.arraycopy(e.array(), (int) e.offset(), bytes, size, n);
             } else {
                 CellLayout.write(cell, segment, size);
             }
             size += n;
+        }
+
+        /** Where the next gathered byte goes in the buffer. */
+        private long position() {
+            return (long) buf.writerIndex() + size;
+        }
+
+        /**
+         * Gathers a row header: cell count, partial flag, and room for the cells' byte length,
+         * which {@link #patchLength} fills in. Returns where that room is in the buffer.
+         */
+        int header(int cells, boolean partial) {
+            makeRoom(CellLayout.MAX_VARINT_SIZE + 1 + PADDED_VARINT_SIZE);
+            size += CellLayout.writeVarint(segment, size, cells);
+            bytes[size++] = (byte) (partial ? 1 : 0);
+            int at = (int) position();
+            size += PADDED_VARINT_SIZE;
+            return at;
+        }
+
+        /**
+         * Fills in the length field at {@code at} with the bytes gathered since it, as a padded
+         * varint; each byte of it is either still in the gathering array or already in the buffer.
+         */
+        void patchLength(int at) {
+            long length = position() - (at + PADDED_VARINT_SIZE);
+            if (length > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("a row of " + length + " bytes is too large for one frame");
+            }
+            int value = (int) length;
+            int flushed = buf.writerIndex();
+            for (int i = 0; i < PADDED_VARINT_SIZE; i++) {
+                int b = i < PADDED_VARINT_SIZE - 1 ? ((value >>> (7 * i)) & 0x7F) | 0x80 : value >>> (7 * i);
+                int index = at + i;
+                if (index < flushed) {
+                    buf.setByte(index, b);
+                } else {
+                    bytes[index - flushed] = (byte) b;
+                }
+            }
+        }
+
+        /**
+         * Room for {@code n} more bytes ({@code n} at most {@link #GATHER_SIZE}): what is gathered
+         * goes to the buffer first when the array, grown to its largest, could not also hold them.
+         */
+        private void makeRoom(int n) {
+            if (size + n > GATHER_SIZE) {
+                flush();
+            }
+            if (bytes == null || size + n > bytes.length) {
+                grow(size + n);
+            }
         }
 
         /** A bigger array, keeping what it holds: at least {@code needed}, doubling, at most the maximum. */

@@ -3,6 +3,7 @@ package io.basalt.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.basalt.cell.Cell;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -391,6 +392,77 @@ class FrameDecoderTest {
         b.release();
         assertDecodes(first, small);
         assertDecodes((Frame) channel.readInbound(), big);
+    }
+
+    /** A row section of {@code rows} rows of 50 cells, its body as a scan batch's. */
+    private static byte[] rowSection(int rows) {
+        List<List<Cell>> all = new ArrayList<>();
+        for (int r = 0; r < rows; r++) {
+            List<Cell> cells = new ArrayList<>();
+            for (int q = 0; q < 50; q++) {
+                cells.add(Cell.put("row" + r, "f", "q" + q, 1, "value-" + q));
+            }
+            all.add(cells);
+        }
+        ByteBuf body = Unpooled.buffer();
+        Wire.writeRows(body, Wire.Rows.of(all, r -> false));
+        return bytes(body);
+    }
+
+    @Test
+    void aLargeFramesRowsAreReadInPlaceAndKeepTheirBytesAfterTheFrameIsReleased() {
+        open(16 << 20);
+        expectHandshake();
+        byte[] section = rowSection(200); // about 400 KB
+        Spec big = new Spec(9, OpCode.SCAN_NEXT, Status.OK, true, section);
+        List<Object> out = feedInPieces(encode(big), new ArrayList<>());
+        Frame frame = (Frame) out.getFirst();
+        Wire.RowSection rows = Wire.readRows(frame.body(), "rows");
+        assertThat(rows.count()).isEqualTo(200);
+        // Not a copy: a window of the array the frame was gathered in, after the frame's header.
+        assertThat(rows.from()).isGreaterThanOrEqualTo(FrameLayout.HEADER_SIZE);
+        frame.release();
+        byte[] window = java.util.Arrays.copyOfRange(rows.bytes(), rows.from(), rows.to());
+        // More traffic through the same decoder, then the decoder gone: the window stays as it was.
+        for (int i = 0; i < 40; i++) {
+            ByteBuf small = encode(new Spec(10 + i, OpCode.PING, Status.OK, true, new byte[i]));
+            feed(small.readRetainedSlice(small.readableBytes() / 2));
+            ((Frame) feed(small).getFirst()).release();
+        }
+        close();
+        assertThat(java.util.Arrays.copyOfRange(rows.bytes(), rows.from(), rows.to())).isEqualTo(window);
+        assertThat(window).isEqualTo(java.util.Arrays.copyOfRange(section, section.length - window.length,
+                section.length));
+    }
+
+    @Test
+    void aSmallFramesRowsAreCopiedOutOfThePooledBuffer() {
+        open(16 << 20);
+        expectHandshake();
+        byte[] section = rowSection(2);
+        List<Object> out = feed(encode(new Spec(9, OpCode.SCAN_NEXT, Status.OK, true, section)));
+        Frame frame = (Frame) out.getFirst();
+        Wire.RowSection rows = Wire.readRows(frame.body(), "rows");
+        frame.release();
+        assertThat(rows.from()).isZero();
+        assertThat(rows.to()).isEqualTo(rows.bytes().length);
+    }
+
+    @Test
+    void anOwnedHeapBufferNeverMovesBytesItHasRead() {
+        OwnedHeapBuffer buf = new OwnedHeapBuffer(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, 64);
+        buf.writeBytes(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        buf.skipBytes(6);
+        byte[] array = buf.array();
+        buf.discardSomeReadBytes();
+        buf.discardReadBytes();
+        assertThat(buf.readerIndex()).isEqualTo(6);
+        assertThat(array).startsWith(1, 2, 3, 4, 5, 6, 7, 8);
+        assertThat(OwnedHeapBuffer.owns(buf.retainedSlice(6, 2))).isTrue();
+        assertThat(OwnedHeapBuffer.owns(Unpooled.buffer(8))).isFalse();
+        buf.release(2);
+        assertThat(array).as("released, the array is left to the garbage collector untouched")
+                .startsWith(1, 2, 3, 4, 5, 6, 7, 8);
     }
 
     @Test

@@ -363,4 +363,71 @@ class WireTest {
             buf.release();
         }
     }
+
+    /**
+     * Rows of every size, many larger than the gathering array and with headers on either side of
+     * its flushes, read back as written: each header's counts and byte length, then the cells.
+     */
+    @Property(tries = 60)
+    void rowSectionsReadBackAsWritten(@ForAll @Size(max = 12) List<@IntRange(max = 120) Integer> cellsPerRow,
+                                      @ForAll @IntRange(min = 0, max = 3000) int valueSize) {
+        List<List<Cell>> rows = new ArrayList<>();
+        for (int r = 0; r < cellsPerRow.size(); r++) {
+            List<Cell> cells = new ArrayList<>();
+            for (int q = 0; q < cellsPerRow.get(r); q++) {
+                cells.add(Cell.put(("row" + r).getBytes(), new byte[] {'f'}, ("q" + q).getBytes(), q,
+                        new byte[(valueSize * (q + 1)) % 3001]));
+            }
+            rows.add(cells);
+        }
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(42); // the section need not start the body
+        Wire.writeRows(buf, Wire.Rows.of(rows, r -> r % 2 == 1));
+        buf.writeByte(43);
+        assertThat(buf.readByte()).isEqualTo((byte) 42);
+        Wire.RowSection section = Wire.readRows(buf, "rows");
+        assertThat(buf.readByte()).isEqualTo((byte) 43);
+        assertThat(section.count()).isEqualTo(rows.size());
+        ByteBuf in = Unpooled.wrappedBuffer(section.bytes(), section.from(), section.to() - section.from());
+        for (int r = 0; r < rows.size(); r++) {
+            assertThat(Wire.readVarint(in, "cells")).isEqualTo(rows.get(r).size());
+            assertThat(Wire.readBoolean(in, "partial")).isEqualTo(r % 2 == 1);
+            int length = Wire.readVarint(in, "bytes");
+            ByteBuf expected = Unpooled.buffer();
+            for (Cell c : rows.get(r)) {
+                expected.writeBytes(CellLayout.encode(c));
+            }
+            assertThat(length).isEqualTo(expected.readableBytes());
+            byte[] actual = new byte[length];
+            in.readBytes(actual);
+            assertThat(actual).isEqualTo(io.netty.buffer.ByteBufUtil.getBytes(expected));
+        }
+        assertThat(in.isReadable()).isFalse();
+    }
+
+    @Test
+    void aForgedRowCountIsRefusedBeforeAnyListIsSized() {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, 1000);
+        Wire.writeVarint(buf, 30);
+        buf.writeZero(30);
+        assertThatThrownBy(() -> Wire.readRows(buf, "rows")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("1000 rows cannot fit in 30 bytes");
+        ByteBuf shortBody = Unpooled.buffer();
+        Wire.writeVarint(shortBody, 1);
+        Wire.writeVarint(shortBody, 30);
+        shortBody.writeZero(29);
+        assertThatThrownBy(() -> Wire.readRows(shortBody, "rows")).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("rows needs 30 bytes");
+    }
+
+    @Test
+    void aCellThatFitsTheGatheringArrayOnlyAfterAFlushIsWritten() {
+        // 30 KB gathered, then 40 KB: the array, grown to its largest (64 KiB), cannot hold both.
+        List<Cell> cells = List.of(Cell.put("r".getBytes(), new byte[] {'f'}, new byte[] {'a'}, 1, new byte[30_000]),
+                Cell.put("r".getBytes(), new byte[] {'f'}, new byte[] {'b'}, 1, new byte[40_000]));
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeCells(buf, cells);
+        assertThat(Wire.readCells(buf, "cells")).containsExactlyElementsOf(cells);
+    }
 }

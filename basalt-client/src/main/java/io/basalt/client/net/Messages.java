@@ -4,6 +4,7 @@ import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellType;
+import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
@@ -20,8 +21,9 @@ import io.basalt.client.TimeRange;
 import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +48,8 @@ import java.util.NavigableSet;
  *               | mutationCount varint | mutation*
  * table      := name string | familyCount varint | (name string | maxVersions varint | ttlMillis varlong
  *               | bloom bool | blockSize varint | compression u8)*
- * results    := count varint | (cellCount varint | partial bool)* | one cell block with every cell
+ * results    := a row section (Wire.writeRows): count varint | length varint
+ *               | (cellCount varint | partial bool | byteLength varint | cells)*
  * error      := message string | argCount varint | arg string*
  * </pre>
  */
@@ -333,110 +336,115 @@ public final class Messages {
     public static int resultsSizeHint(List<Result> results) {
         long bytes = 64;
         for (int i = 0, n = results.size(); i < n; i++) {
-            bytes += 8 + Wire.encodedLength(results.get(i).cells());
+            bytes += 12 + Wire.encodedLength(results.get(i).cells());
         }
         return (int) Math.min(Integer.MAX_VALUE - 64, bytes);
     }
 
-    /** Writes results as one cell block, so the reader decodes them with one copy. */
+    /**
+     * Writes results as a row section ({@link Wire#writeRows}): each result's cells after a header
+     * with their count and byte length, so the reader frames the results without reading cells.
+     */
     public static void writeResults(ByteBuf buf, List<Result> results) {
-        Wire.writeVarint(buf, results.size());
-        int cells = 0;
-        for (int i = 0, n = results.size(); i < n; i++) {
-            Result r = results.get(i);
-            Wire.writeVarint(buf, r.size());
-            Wire.writeBoolean(buf, r.isPartial());
-            cells += r.size();
-        }
-        Wire.writeCellBlock(buf, cells, new AbstractList<List<Cell>>() {
+        Wire.writeRows(buf, new Wire.Rows() {
             @Override
-            public List<Cell> get(int index) {
-                return results.get(index).cells();
+            public int count() {
+                return results.size();
             }
 
             @Override
-            public int size() {
-                return results.size();
+            public List<Cell> cells(int row) {
+                return results.get(row).cells();
+            }
+
+            @Override
+            public boolean partial(int row) {
+                return results.get(row).isPartial();
             }
         });
     }
 
     /**
-     * Results as they came off the wire: the counts read and the cell block's bytes copied out of
-     * the frame, nothing else checked yet. {@link #decode()} does the checking and builds the
-     * results, on whichever thread will use them (a scanner's caller, not the event loop).
+     * Results as they came off the wire: the row section's bytes (in the frame's own array, or
+     * copied out of a pooled frame; see {@link Wire#readRows}), nothing checked yet. {@link #decode} frames the results, on whichever thread will use them (a
+     * scanner's caller, not the event loop).
      */
     public static final class EncodedResults {
 
-        private final int[] sizes;
-        private final boolean[] partial;
-        private final int cellCount;
-        private final byte[] block;
+        private final Wire.RowSection section;
 
-        private EncodedResults(int[] sizes, boolean[] partial, int cellCount, byte[] block) {
-            this.sizes = sizes;
-            this.partial = partial;
-            this.cellCount = cellCount;
-            this.block = block;
+        private EncodedResults(Wire.RowSection section) {
+            this.section = section;
         }
 
         /**
-         * Validates the cell block once and returns the results, each a view of its part of the
-         * block: no per-result or per-cell copy, and a cell object only when one is asked for.
+         * The results, each a view of its part of the section, with no per-result or per-cell
+         * copy. The headers and each result's first cell (its row) are checked now; the rest of a
+         * result's cells when its cell list is first read ({@link CellBlock#rowCells}), so that a
+         * caller reading row after row checks each just before reading it, while its bytes are in
+         * the cache. A malformed cell then fails that read with a {@link MalformedCellException}
+         * that names {@code source}, the cell and the problem; nothing malformed is ever handed
+         * out as a cell.
          *
-         * @throws MalformedFrameException naming the problem
+         * @param source where the results came from, for error messages
+         * @throws MalformedFrameException naming the problem, when a header or a first cell is
+         *     malformed
          */
-        public List<Result> decode() {
-            CellBlock cells = Wire.decodeCellBlock(block, cellCount, "results");
-            List<Result> out = new ArrayList<>(sizes.length);
-            int at = 0;
-            for (int i = 0; i < sizes.length; i++) {
-                int end = at + sizes[i];
-                if (at == end) {
+        public List<Result> decode(String source) {
+            byte[] bytes = section.bytes();
+            MemorySegment segment = MemorySegment.ofArray(bytes);
+            ByteBuf headers = Unpooled.wrappedBuffer(bytes, section.from(), section.to() - section.from());
+            int count = section.count();
+            List<Result> out = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int cells = Wire.readVarint(headers, "result cell count");
+                boolean partial = Wire.readBoolean(headers, "result partial");
+                int length = Wire.readVarint(headers, "result length");
+                if (length > headers.readableBytes()) {
+                    throw new MalformedFrameException("result " + i + " of " + count + " claims " + length
+                            + " bytes; " + headers.readableBytes() + " are left");
+                }
+                int from = section.from() + headers.readerIndex();
+                headers.skipBytes(length);
+                if (cells == 0) {
+                    if (length != 0) {
+                        throw new MalformedFrameException("a result of no cells claims " + length + " bytes");
+                    }
                     out.add(Result.empty());
                     continue;
                 }
-                int other = cells.firstOtherRow(at, end);
-                if (other >= 0) {
-                    throw new MalformedFrameException("a result mixes rows "
-                            + Bytes.toStringBinary(cells.rowBytes(at)) + " and "
-                            + Bytes.toStringBinary(cells.rowBytes(other)));
+                try {
+                    byte[] row = CellBlock.firstRow(bytes, from, from + length);
+                    out.add(Result.of(row, CellBlock.rowCells(segment, bytes, from, from + length, cells, source),
+                            partial));
+                } catch (MalformedCellException e) {
+                    throw new MalformedFrameException("result " + i + " of " + count + ": " + e.getMessage(), e);
                 }
-                out.add(Result.of(cells.rowBytes(at), cells.cells(at, end), partial[i]));
-                at = end;
             }
+            Wire.end(headers, "results");
             return out;
         }
     }
 
-    /** Reads results without checking their cells; see {@link EncodedResults#decode()}. */
+    /** Reads results without checking their cells; see {@link EncodedResults#decode}. */
     public static EncodedResults readEncodedResults(ByteBuf buf) {
-        int count = Wire.readVarint(buf, "result count");
-        if (count > buf.readableBytes() / 2) {
-            throw new MalformedFrameException(count + " results cannot fit in " + buf.readableBytes() + " bytes");
-        }
-        int[] sizes = new int[count];
-        boolean[] partial = new boolean[count];
-        long total = 0;
-        for (int i = 0; i < count; i++) {
-            sizes[i] = Wire.readVarint(buf, "result size");
-            partial[i] = Wire.readBoolean(buf, "result partial");
-            total += sizes[i];
-        }
-        int cellCount = Wire.readVarint(buf, "results cell count");
-        if (total != cellCount) {
-            throw new MalformedFrameException("results claim " + total + " cells; the block holds " + cellCount);
-        }
-        byte[] block = Wire.readCellBlockBytes(buf, cellCount, "results");
-        return new EncodedResults(sizes, partial, cellCount, block);
+        return new EncodedResults(Wire.readRows(buf, "results"));
     }
 
-    /**
-     * Reads and checks results. The cells of all of them are validated once, and each result is
-     * a view of its part of the block: no per-result copy.
-     */
+    /** Reads results and checks every cell now: for a caller that wants any error at once. */
     public static List<Result> readResults(ByteBuf buf) {
-        return readEncodedResults(buf).decode();
+        List<Result> results = readEncodedResults(buf).decode("results");
+        try {
+            for (int i = 0, n = results.size(); i < n; i++) {
+                List<Cell> cells = results.get(i).cells();
+                if (!cells.isEmpty()) {
+                    cells.getFirst();
+                }
+            }
+        } catch (MalformedCellException e) {
+            throw new MalformedFrameException(e.getMessage(), e);
+        }
+        return results;
     }
 
     // ------------------------------------------------------------------ errors

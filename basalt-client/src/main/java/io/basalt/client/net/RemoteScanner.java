@@ -24,9 +24,11 @@ import java.util.concurrent.CompletionException;
  * the only case where cells are copied into a new list.
  *
  * <p>Each batch is decoded once and its results are handed out from that list: nothing is
- * copied into a second collection. The event loop only copies a batch's cell block out of its
- * frame; the cells are checked ({@link Messages.EncodedResults#decode}) on the caller's thread
- * when it reaches the batch, so a busy reader does not hold up the connection's other responses.
+ * copied into a second collection. The event loop only reads a batch's count and length; the
+ * results are framed ({@link Messages.EncodedResults#decode}) on the caller's thread when it
+ * reaches the batch, and each result's cells are checked when the caller first reads them, so a
+ * busy reader does not hold up the connection's other responses and reads each row's bytes
+ * while they are in its cache.
  *
  * <p>While the caller works through a batch, the next ones are already requested: as many as
  * {@link ClientOptions#scanPrefetchBatches} allows for the scan's {@code maxResultSize}, so the
@@ -116,7 +118,7 @@ final class RemoteScanner implements ResultScanner {
             return List.of();
         }
         try {
-            return b.encoded.decode();
+            return b.encoded.decode("a scan batch from " + rpc.server() + " for table '" + table + "'");
         } catch (MalformedFrameException e) {
             throw new BasaltException("malformed scan batch from " + rpc.server() + " for table '" + table + "': "
                     + e.getMessage(), e);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellType;
+import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
@@ -481,29 +482,79 @@ class MessagesTest {
                 .hasMessageContaining("increment amount of 3 bytes");
     }
 
+    /** A row section whose single result has {@code cells} cells and claims {@code claimed}. */
+    private static ByteBuf oneResult(int claimed, List<Cell> cells) {
+        ByteBuf body = Unpooled.buffer();
+        Wire.writeRows(body, Wire.Rows.of(List.of(cells), r -> false));
+        // The count is the byte after the count varint (1) and the padded length (5).
+        int countAt = 1 + Wire.PADDED_VARINT_SIZE;
+        assertThat((int) body.getByte(countAt)).isEqualTo(cells.size());
+        body.setByte(countAt, claimed);
+        return body;
+    }
+
     @Test
     void resultsThatMixRowsOrMiscountTheirCellsAreRefused() {
-        ByteBuf mixed = Unpooled.buffer();
-        Wire.writeVarint(mixed, 1);
-        Wire.writeVarint(mixed, 2);
-        Wire.writeBoolean(mixed, false);
-        Wire.writeCells(mixed, List.of(Cell.put("a", "f", "q", 1, "v"), Cell.put("b", "f", "q", 1, "v")));
-        assertThatThrownBy(() -> Messages.readResults(mixed)).isInstanceOf(MalformedFrameException.class)
-                .hasMessageContaining("mixes rows");
-
-        ByteBuf miscounted = Unpooled.buffer();
-        Wire.writeVarint(miscounted, 1);
-        Wire.writeVarint(miscounted, 3);
-        Wire.writeBoolean(miscounted, false);
-        Wire.writeCells(miscounted, List.of(Cell.put("a", "f", "q", 1, "v")));
-        assertThatThrownBy(() -> Messages.readResults(miscounted)).isInstanceOf(MalformedFrameException.class)
-                .hasMessageContaining("claim 3 cells");
+        Cell a = Cell.put("a", "f", "q", 1, "v".repeat(40));
+        Cell a2 = Cell.put("a", "f", "r", 1, "v".repeat(40));
+        Cell b = Cell.put("b", "f", "q", 1, "v".repeat(40));
+        assertThatThrownBy(() -> Messages.readResults(oneResult(2, List.of(a, b))))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("cell 1 of 2 is of row b, the first of row a");
+        assertThatThrownBy(() -> Messages.readResults(oneResult(2, List.of(a))))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("cell 1 of 2 starts past");
+        assertThatThrownBy(() -> Messages.readResults(oneResult(1, List.of(a, a2))))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("1 cells end at byte");
+        assertThatThrownBy(() -> Messages.readResults(oneResult(9, List.of(a))))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("9 cells cannot fit");
+        assertThat(Messages.readResults(oneResult(2, List.of(a, a2))).getFirst().cells()).hasSize(2);
 
         ByteBuf forged = Unpooled.buffer();
         Wire.writeVarint(forged, Integer.MAX_VALUE);
+        Wire.writeVarint(forged, 10);
         forged.writeZero(10);
         assertThatThrownBy(() -> Messages.readResults(forged)).isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("results cannot fit");
+    }
+
+    @Test
+    void aScannersResultsAreCheckedWhenTheirCellsAreFirstRead() {
+        List<Result> results = List.of(
+                Result.of(List.of(Cell.put("a", "f", "q", 1, "v"), Cell.put("a", "f", "r", 1, "v"))),
+                Result.of(List.of(Cell.put("b", "f", "q", 1, "v"), Cell.put("b", "f", "r", 1, "v"))));
+        ByteBuf body = Unpooled.buffer();
+        Messages.writeResults(body, results);
+        // The type byte of row b's second cell, which is the body's last cell: its value (1 byte)
+        // is the body's last byte, the type the one before.
+        body.setByte(body.writerIndex() - 2, 99);
+        List<Result> decoded = Messages.readEncodedResults(body).decode("a scan batch from test");
+        assertThat(decoded).hasSize(2);
+        assertThat(decoded.get(0).cells()).hasSize(2);
+        assertThat(decoded.get(0).cells().get(1).valueBytes()).isEqualTo(new byte[] {'v'});
+        assertThat(decoded.get(1).row()).isEqualTo(new byte[] {'b'});
+        assertThatThrownBy(() -> decoded.get(1).cells().get(0))
+                .isInstanceOf(MalformedCellException.class)
+                .hasMessageContaining("in a scan batch from test")
+                .hasMessageContaining("cell 1 of 2")
+                .hasMessageContaining("type");
+        // Reading it again fails again: a failed check publishes nothing.
+        assertThatThrownBy(() -> decoded.get(1).cells().get(1)).isInstanceOf(MalformedCellException.class);
+        ByteBuf again = body.resetReaderIndex();
+        assertThatThrownBy(() -> Messages.readResults(again)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("cell 1 of 2");
+    }
+
+    @Test
+    void aResultsFirstCellIsCheckedWithItsHeader() {
+        ByteBuf body = Unpooled.buffer();
+        Messages.writeResults(body, List.of(Result.of(List.of(Cell.put("a", "f", "q", 1, "v")))));
+        body.setByte(body.writerIndex() - 2, 99);
+        assertThatThrownBy(() -> Messages.readEncodedResults(body).decode("test"))
+                .isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("result 0 of 1");
     }
 
     @Test
