@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.basalt.cell.Cell;
+import io.basalt.cell.MalformedCellException;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BasaltException;
 import io.basalt.client.Basalt;
@@ -243,6 +244,44 @@ class NetworkClientFailureTest {
                     .hasMessageContaining("unknown cell type code 42");
             assertThatThrownBy(scanner::next).as("the lost batch is not skipped over").isInstanceOf(BasaltException.class)
                     .hasMessageContaining("unknown cell type code 42");
+        }
+    }
+
+    @Test
+    void aMalformedCellAfterARowsFirstFailsTheReadOfThatRowNamingTheServer() throws Exception {
+        // The second cell of row r1 has an unknown type: the row is handed out (its first cell,
+        // its key, is sound), and reading its cells fails; rows before and after read normally.
+        try (FakeServer fake = new FakeServer(conn -> {
+            while (true) {
+                FakeServer.Request r = conn.read();
+                switch (r.op()) {
+                    case SCAN_OPEN -> conn.respond(r, b -> {
+                        Wire.writeVarlong(b, 5);
+                        Wire.writeBoolean(b, false); // no more
+                        Messages.writeResults(b, List.of(
+                                Result.of(List.of(Cell.put("r0", "f", "q", 1, "v"))),
+                                Result.of(List.of(Cell.put("r1", "f", "a", 1, "v"), Cell.put("r1", "f", "b", 1, "v"))),
+                                Result.of(List.of(Cell.put("r2", "f", "q", 1, "v")))));
+                        // r2's cell is the last 19 bytes (two one-byte lengths, a 16-byte key,
+                        // a 1-byte value), after its 7-byte header (cell count, partial flag,
+                        // padded length); r1's second cell ends before that header, and its type
+                        // code is the byte before its 1-byte value.
+                        b.setByte(b.writerIndex() - 19 - 7 - 2, 42);
+                    });
+                    default -> conn.respond(r, _ -> { });
+                }
+            }
+        });
+             Connection c = connect(fake.port(), options().build());
+             ResultScanner scanner = c.table("t").scanner(new Scan())) {
+            assertThat(scanner.next().cells()).hasSize(1);
+            Result r1 = scanner.next();
+            assertThat(r1.row()).isEqualTo("r1".getBytes());
+            assertThatThrownBy(() -> r1.cells().get(0)).isInstanceOf(MalformedCellException.class)
+                    .hasMessageContaining("a scan batch from " + fake.address() + " for table 't'")
+                    .hasMessageContaining("cell 1 of 2")
+                    .hasMessageContaining("unknown cell type code 42");
+            assertThat(scanner.next().row()).isEqualTo("r2".getBytes());
         }
     }
 }
