@@ -178,21 +178,6 @@ public final class CellBlock {
         return Arrays.copyOfRange(bytes, at, at + rowLength(i));
     }
 
-    /**
-     * The first cell in {@code [from, to)} whose row differs from that of cell {@code from}, or
-     * {@code -1} when they all share it.
-     */
-    public int firstOtherRow(int from, int to) {
-        int rowAt = rowOffset(from);
-        int rowLength = rowLength(from);
-        for (int i = from + 1; i < to; i++) {
-            if (rowLength(i) != rowLength || !sameBytes(bytes, rowAt, bytes, rowOffset(i), rowLength)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /** The first cell whose row is not {@code row}, or {@code -1} when every cell's is. */
     public int firstNotOfRow(byte[] row) {
         for (int i = 0, n = count(); i < n; i++) {

@@ -64,22 +64,6 @@ class CellBlockTest {
         }
     }
 
-    @Property(tries = 500)
-    void firstOtherRowFindsTheFirstCellOfAnotherRow(@ForAll("cellLists") List<Cell> cells) {
-        if (cells.isEmpty()) {
-            return;
-        }
-        CellBlock block = CellBlock.decode(encode(cells), cells.size());
-        int expected = -1;
-        for (int i = 1; i < cells.size(); i++) {
-            if (!Arrays.equals(cells.get(i).rowBytes(), cells.getFirst().rowBytes())) {
-                expected = i;
-                break;
-            }
-        }
-        assertThat(block.firstOtherRow(0, cells.size())).isEqualTo(expected);
-    }
-
     /** The cells of {@code cells}, all moved to one row, as {@link CellBlock#rowCells} would hold them. */
     private static List<Cell> ofOneRow(List<Cell> cells, byte[] row) {
         List<Cell> out = new ArrayList<>();
@@ -205,9 +189,15 @@ class CellBlockTest {
             List<Cell> cells = List.of(Cell.put(a, new byte[] {'f'}, new byte[] {'q'}, 1, new byte[0]),
                     Cell.put(a, new byte[] {'f'}, new byte[] {'r'}, 1, new byte[0]),
                     Cell.put(b, new byte[] {'f'}, new byte[] {'q'}, 1, new byte[0]));
-            CellBlock block = CellBlock.decode(encode(cells), 3);
-            assertThat(block.firstOtherRow(0, 2)).as("row of %d bytes", length).isEqualTo(-1);
-            assertThat(block.firstOtherRow(0, 3)).as("row of %d bytes", length).isEqualTo(2);
+            byte[] bytes = encode(cells);
+            CellBlock block = CellBlock.decode(bytes, 3);
+            assertThat(block.firstNotOfRow(a)).as("row of %d bytes", length).isEqualTo(2);
+            int two = (int) block.cell(2).offset();
+            MemorySegment segment = MemorySegment.ofArray(bytes);
+            assertThat(CellBlock.rowCells(segment, bytes, 0, two, 2, "t").get(1)).isEqualTo(cells.get(1));
+            List<Cell> mixed = CellBlock.rowCells(segment, bytes, 0, bytes.length, 3, "t");
+            assertThatThrownBy(() -> mixed.get(0)).as("row of %d bytes", length)
+                    .isInstanceOf(MalformedCellException.class).hasMessageContaining("cell 2 of 3 is of row");
         }
     }
 
