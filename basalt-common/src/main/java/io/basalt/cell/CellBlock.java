@@ -23,6 +23,9 @@ import java.util.RandomAccess;
  * never for a list of them; a reader that looks at only some cells pays for those.
  *
  * <p>The block keeps its array; nobody may change it afterwards.
+ *
+ * <p>{@link #rowCells} is the lazy form for the cells of one row: the same checks, made the first
+ * time a cell of the row is read rather than when the list is made (scan results use it).
  */
 public final class CellBlock {
 

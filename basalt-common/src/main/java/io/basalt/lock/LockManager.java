@@ -1,15 +1,13 @@
 package io.basalt.lock;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -102,8 +100,16 @@ public final class LockManager {
     /** Default limit of every wait. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final Set<LockManager> INSTANCES = Collections.synchronizedSet(
-            Collections.newSetFromMap(new WeakHashMap<>()));
+    /**
+     * Every manager made, weakly held, for diagnostics; guarded by itself, pruned of collected
+     * managers whenever it doubles. Plain weak references in a list, none with a reference queue:
+     * a {@code WeakHashMap} chains the entries the collector cleared through its queue until it
+     * is next used, and Lincheck 2.39, which walks a test's object graph recursively (static
+     * fields included), overflowed its stack on such a chain of thousands of entries.
+     */
+    private static final List<WeakReference<LockManager>> INSTANCES = new ArrayList<>();
+    /** Size of {@link #INSTANCES} at which it is next pruned; guarded by it. */
+    private static int pruneAt = 64;
 
     private final LevelLocks[] byRank = new LevelLocks[LockLevel.MAX_RANK + 1];
     private final List<LevelLocks> levels;
@@ -142,7 +148,17 @@ public final class LockManager {
         this.levels = List.copyOf(list);
         this.retiredAcquisitions = new long[levels.size()];
         this.retiredContended = new long[levels.size()];
-        INSTANCES.add(this);
+        register(this);
+    }
+
+    private static void register(LockManager manager) {
+        synchronized (INSTANCES) {
+            if (INSTANCES.size() >= pruneAt) {
+                INSTANCES.removeIf(r -> r.get() == null);
+                pruneAt = Math.max(64, 2 * INSTANCES.size());
+            }
+            INSTANCES.add(new WeakReference<>(manager));
+        }
     }
 
     /** A manager with the default levels, sizes and wait limit (see the class comment). */
@@ -156,9 +172,16 @@ public final class LockManager {
 
     /** Every manager not yet garbage-collected, for diagnostics. */
     public static List<LockManager> instances() {
+        List<LockManager> live = new ArrayList<>();
         synchronized (INSTANCES) {
-            return List.copyOf(INSTANCES);
+            for (WeakReference<LockManager> r : INSTANCES) {
+                LockManager m = r.get();
+                if (m != null) {
+                    live.add(m);
+                }
+            }
         }
+        return live;
     }
 
     // ---- locking ----

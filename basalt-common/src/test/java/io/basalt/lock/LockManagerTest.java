@@ -435,4 +435,22 @@ class LockManagerTest {
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("key 1");
         assertThat(locks.held()).isEmpty();
     }
+
+    @Test
+    void everyReachableManagerIsListedThroughPrunings() {
+        List<LockManager> kept = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            LockManager m = LockManager.builder().level(ROW, 2, false).build();
+            if (i % 3 == 0) {
+                kept.add(m); // the others become garbage, and prunings drop them once collected
+            }
+            if (i % 250 == 0) {
+                System.gc();
+            }
+        }
+        Set<LockManager> listed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        listed.addAll(LockManager.instances());
+        assertThat(listed).containsAll(kept);
+        assertThat(listed).doesNotContainNull();
+    }
 }
