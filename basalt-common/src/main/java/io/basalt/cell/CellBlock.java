@@ -64,8 +64,7 @@ public final class CellBlock {
                 throw malformed(bytes, offset, bytes.length, i, count);
             }
             starts[i] = offset;
-            int valueVarint = offset + varintSize(bytes, offset);
-            keys[i] = valueVarint + varintSize(bytes, valueVarint);
+            keys[i] = keyOffset(bytes, offset);
             offset += length;
         }
         if (offset != bytes.length) {
@@ -86,10 +85,9 @@ public final class CellBlock {
             CellLayout.validate(MemorySegment.ofArray(bytes), from, to); // throws, naming the problem
             throw new IllegalStateException("CellLayout.validLength and validate disagree on the cell at offset " + from);
         }
-        int valueVarint = from + varintSize(bytes, from);
-        int key = valueVarint + varintSize(bytes, valueVarint);
+        int key = keyOffset(bytes, from);
         int rowAt = key + CellLayout.ROW_LENGTH_SIZE;
-        return Arrays.copyOfRange(bytes, rowAt, rowAt + (((bytes[key] & 0xFF) << 8) | (bytes[key + 1] & 0xFF)));
+        return Arrays.copyOfRange(bytes, rowAt, rowAt + rowLengthAt(bytes, key));
     }
 
     /**
@@ -117,6 +115,17 @@ public final class CellBlock {
             throw new MalformedCellException(from, count + " cells cannot fit in " + (to - from) + " bytes");
         }
         return new RowCells(segment, bytes, from, to, count, source);
+    }
+
+    /** Where the key of the (validated) cell at {@code offset} starts: past its two length varints. */
+    private static int keyOffset(byte[] bytes, int offset) {
+        int valueVarint = offset + varintSize(bytes, offset);
+        return valueVarint + varintSize(bytes, valueVarint);
+    }
+
+    /** The row length of the key at {@code key} (a big-endian u16). */
+    private static int rowLengthAt(byte[] bytes, int key) {
+        return ((bytes[key] & 0xFF) << 8) | (bytes[key + 1] & 0xFF);
     }
 
     /** Bytes of the (validated) varint at {@code at}. */
@@ -171,8 +180,7 @@ public final class CellBlock {
 
     /** Bytes of the row of cell {@code i}. */
     public int rowLength(int i) {
-        int k = keys[i];
-        return ((bytes[k] & 0xFF) << 8) | (bytes[k + 1] & 0xFF);
+        return rowLengthAt(bytes, keys[i]);
     }
 
     /** A copy of the row of cell {@code i}. */
@@ -292,11 +300,10 @@ public final class CellBlock {
                     key = offset + 2;
                 } else {
                     keyLength = CellLayout.readTrustedVarint(segment, offset);
-                    int valueVarint = offset + varintSize(bytes, offset);
-                    valueLength = CellLayout.readTrustedVarint(segment, valueVarint);
-                    key = valueVarint + varintSize(bytes, valueVarint);
+                    valueLength = CellLayout.readTrustedVarint(segment, offset + varintSize(bytes, offset));
+                    key = keyOffset(bytes, offset);
                 }
-                int cellRowLength = ((bytes[key] & 0xFF) << 8) | (bytes[key + 1] & 0xFF);
+                int cellRowLength = rowLengthAt(bytes, key);
                 int cellRowAt = key + CellLayout.ROW_LENGTH_SIZE;
                 if (i == 0) {
                     rowAt = cellRowAt;

@@ -37,6 +37,26 @@ class CellBlockTest {
         }
     }
 
+    /**
+     * {@code count} cells read one after another with {@link EncodedCell#decode}, or {@code null}
+     * when one is malformed or they do not end where the bytes end: the reference a block is held to.
+     */
+    private static List<Cell> readOneByOne(byte[] bytes, int count) {
+        List<Cell> cells = new ArrayList<>();
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        long offset = 0;
+        try {
+            for (int i = 0; i < count; i++) {
+                EncodedCell c = EncodedCell.decode(segment, offset, bytes.length);
+                cells.add(c);
+                offset += c.encodedLength();
+            }
+        } catch (MalformedCellException | IndexOutOfBoundsException e) {
+            return null;
+        }
+        return offset == bytes.length ? cells : null;
+    }
+
     private static byte[] encode(List<Cell> cells) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Cell c : cells) {
@@ -113,21 +133,10 @@ class CellBlockTest {
         }
         byte[] bytes = encode(ofOneRow(any, any.getFirst().rowBytes()));
         mutate(bytes, positionsAndValues);
-        List<Cell> reference = new ArrayList<>();
-        boolean ok = true;
-        long offset = 0;
         MemorySegment segment = MemorySegment.ofArray(bytes);
-        try {
-            for (int i = 0; i < any.size(); i++) {
-                EncodedCell c = EncodedCell.decode(segment, offset, bytes.length);
-                ok &= Arrays.equals(c.rowBytes(), reference.isEmpty() ? c.rowBytes() : reference.getFirst().rowBytes());
-                reference.add(c);
-                offset += c.encodedLength();
-            }
-            ok &= offset == bytes.length;
-        } catch (MalformedCellException | IndexOutOfBoundsException e) {
-            ok = false;
-        }
+        List<Cell> reference = readOneByOne(bytes, any.size());
+        boolean ok = reference != null
+                && reference.stream().allMatch(c -> Arrays.equals(c.rowBytes(), reference.getFirst().rowBytes()));
         Throwable made = catchThrowable(() -> CellBlock.rowCells(segment, bytes, 0, bytes.length, any.size(), "src"));
         if (made != null) {
             assertThat(ok).as("refused at once only when the count cannot fit").isFalse();
@@ -214,20 +223,8 @@ class CellBlockTest {
             return;
         }
         mutate(bytes, positionsAndValues);
-        List<Cell> reference = new ArrayList<>();
-        boolean ok = true;
-        long offset = 0;
-        MemorySegment segment = MemorySegment.ofArray(bytes);
-        try {
-            for (int i = 0; i < cells.size(); i++) {
-                EncodedCell c = EncodedCell.decode(segment, offset, bytes.length);
-                reference.add(c);
-                offset += c.encodedLength();
-            }
-            ok = offset == bytes.length;
-        } catch (MalformedCellException | IndexOutOfBoundsException e) {
-            ok = false;
-        }
+        List<Cell> reference = readOneByOne(bytes, cells.size());
+        boolean ok = reference != null;
         Throwable thrown = catchThrowable(() -> CellBlock.decode(bytes, cells.size()));
         if (ok) {
             assertThat(thrown).isNull();

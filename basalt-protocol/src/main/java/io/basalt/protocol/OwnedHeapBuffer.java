@@ -12,7 +12,9 @@ import io.netty.buffer.UnpooledHeapByteBuf;
  * <p>{@link FrameDecoder} holds a large frame in one of these. Netty's decoder compacts its
  * buffer now and then ({@code discardSomeReadBytes}), moving unread bytes over read ones; here
  * that is a no-op, since read bytes may be a body somebody still views. A buffer that grows gets
- * a new array; the old one is left as it was.
+ * a new array; the old one is left as it was. Released, the buffer drops its array without
+ * touching it ({@code UnpooledHeapByteBuf} never reuses one), and the collector frees it once no
+ * view is left.
  */
 final class OwnedHeapBuffer extends UnpooledHeapByteBuf {
 
@@ -28,11 +30,6 @@ final class OwnedHeapBuffer extends UnpooledHeapByteBuf {
     @Override
     public ByteBuf discardSomeReadBytes() {
         return this;
-    }
-
-    @Override
-    protected void freeArray(byte[] array) {
-        // The garbage collector frees it once no view is left.
     }
 
     /** Whether {@code buf} views an owned heap buffer: its array may be kept after release. */

@@ -47,8 +47,7 @@ final class SpinYieldLock {
         }
     }
 
-    /** 1 while held. */
-    @SuppressWarnings("unused") // through STATE
+    /** 1 while held; changed through {@link #STATE}. */
     private volatile int state;
     /**
      * The holder, written after taking and cleared before releasing. Only read by a waiter to

@@ -332,7 +332,7 @@ public final class Wire {
             int value = (int) length;
             int flushed = buf.writerIndex();
             for (int i = 0; i < PADDED_VARINT_SIZE; i++) {
-                int b = i < PADDED_VARINT_SIZE - 1 ? ((value >>> (7 * i)) & 0x7F) | 0x80 : value >>> (7 * i);
+                int b = paddedVarintByte(value, i);
                 int index = at + i;
                 if (index < flushed) {
                     buf.setByte(index, b);
@@ -376,10 +376,15 @@ public final class Wire {
 
     /** Writes {@code value} (non-negative) at {@code index} as a varint of exactly {@link #PADDED_VARINT_SIZE} bytes. */
     static void setPaddedVarint(ByteBuf buf, int index, int value) {
-        for (int i = 0; i < PADDED_VARINT_SIZE - 1; i++) {
-            buf.setByte(index + i, ((value >>> (7 * i)) & 0x7F) | 0x80);
+        for (int i = 0; i < PADDED_VARINT_SIZE; i++) {
+            buf.setByte(index + i, paddedVarintByte(value, i));
         }
-        buf.setByte(index + PADDED_VARINT_SIZE - 1, value >>> (7 * (PADDED_VARINT_SIZE - 1)));
+    }
+
+    /** Byte {@code i} of {@code value} (non-negative) as a {@link #PADDED_VARINT_SIZE}-byte varint. */
+    private static int paddedVarintByte(int value, int i) {
+        int group = (value >>> (7 * i)) & 0x7F;
+        return i < PADDED_VARINT_SIZE - 1 ? group | 0x80 : group;
     }
 
     /**
