@@ -3,7 +3,6 @@ package io.basalt.client;
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellType;
-import java.lang.foreign.MemorySegment;
 
 /** Writes values into columns of one row. */
 public final class Put extends Mutation {
@@ -42,7 +41,7 @@ public final class Put extends Mutation {
         if (cell.type() != CellType.PUT) {
             throw new IllegalArgumentException("a put takes PUT cells, not " + cell.type());
         }
-        if (Bytes.compare(cell.row(), MemorySegment.ofArray(row)) != 0) {
+        if (!cell.hasRow(row)) {
             throw new IllegalArgumentException("a cell of row " + Bytes.toStringBinary(cell.rowBytes())
                     + " cannot go in a put of row " + Bytes.toStringBinary(row));
         }

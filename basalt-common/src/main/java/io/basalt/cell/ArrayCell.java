@@ -1,6 +1,7 @@
 package io.basalt.cell;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Objects;
 
 /** A cell over four heap arrays; see {@link Cell#of}. */
@@ -51,6 +52,11 @@ final class ArrayCell extends AbstractCell {
     @Override
     public MemorySegment value() {
         return MemorySegment.ofArray(value);
+    }
+
+    @Override
+    public boolean hasRow(byte[] row) {
+        return Arrays.equals(this.row, row);
     }
 
     @Override

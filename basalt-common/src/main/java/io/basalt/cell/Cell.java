@@ -39,6 +39,11 @@ public interface Cell {
 
     MemorySegment value();
 
+    /** Whether this cell's row key is {@code row}, byte for byte (no copy of either). */
+    default boolean hasRow(byte[] row) {
+        return MemorySegment.mismatch(row(), 0, row().byteSize(), MemorySegment.ofArray(row), 0, row.length) < 0;
+    }
+
     /** A copy of the row key. */
     default byte[] rowBytes() {
         return row().toArray(ValueLayout.JAVA_BYTE);

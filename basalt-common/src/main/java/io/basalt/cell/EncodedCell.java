@@ -2,6 +2,7 @@ package io.basalt.cell;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * A cell read in place from its {@link CellLayout} encoding, in a heap array or any memory
@@ -214,8 +215,22 @@ public final class EncodedCell extends AbstractCell {
     }
 
     @Override
+    public boolean hasRow(byte[] row) {
+        if (row.length != rowLength) {
+            return false;
+        }
+        long from = rowOffset();
+        if (array != null) {
+            // Straight on the array: the segment path costs more than the compare for a short row.
+            return Arrays.equals(array, (int) from, (int) from + rowLength, row, 0, rowLength);
+        }
+        return MemorySegment.mismatch(segment, from, from + rowLength, MemorySegment.ofArray(row), 0, rowLength) < 0;
+    }
+
+    @Override
     public CellType type() {
-        return CellType.fromCode(segment.get(ValueLayout.JAVA_BYTE, CellLayout.typeOffset(keyOffset, keyLength)));
+        long at = CellLayout.typeOffset(keyOffset, keyLength);
+        return CellType.fromCode(array != null ? array[(int) at] : segment.get(ValueLayout.JAVA_BYTE, at));
     }
 
     @Override

@@ -243,4 +243,36 @@ class CellLayoutTest {
                 .hasMessageContaining("does not fit at offset 0 of a 5-byte buffer");
         assertThat(small.toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
     }
+
+    /**
+     * {@link Cell#hasRow} (which a put decoded from a frame relies on to keep each cell in its
+     * row) agrees with comparing copies, for each kind of cell: arrays, an encoding in a heap array
+     * at an offset (read straight from the array), and an encoding off the heap. The candidates
+     * are the row itself, the row with one byte changed, the row one byte shorter or longer, and
+     * an arbitrary key.
+     */
+    @Property
+    void hasRowAgreesWithComparingCopies(@ForAll("cells") Cell cell, @ForAll @IntRange(max = 17) int before,
+                                         @ForAll @IntRange(max = 255) int flip, @ForAll byte[] other) {
+        byte[] row = cell.rowBytes();
+        byte[] changed = row.clone();
+        changed[flip % row.length] ^= (byte) (1 + flip % 255);
+        byte[][] candidates = {row.clone(), changed, Arrays.copyOf(row, row.length - 1),
+            Arrays.copyOf(row, row.length + 1), other};
+        byte[] encoded = CellLayout.encode(cell);
+        byte[] framed = new byte[before + encoded.length];
+        System.arraycopy(encoded, 0, framed, before, encoded.length);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment offHeap = arena.allocate(encoded.length + 3);
+            CellLayout.write(cell, offHeap, 3);
+            Cell[] forms = {cell, EncodedCell.decode(framed, before), EncodedCell.decode(offHeap, 3)};
+            for (Cell form : forms) {
+                for (byte[] candidate : candidates) {
+                    assertThat(form.hasRow(candidate))
+                            .as("%s against %s", form.getClass().getSimpleName(), Arrays.toString(candidate))
+                            .isEqualTo(Arrays.equals(row, candidate));
+                }
+            }
+        }
+    }
 }
