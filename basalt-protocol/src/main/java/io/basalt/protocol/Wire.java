@@ -44,30 +44,42 @@ public final class Wire {
 
     /** Reads a varint that must fit a non-negative int. */
     public static int readVarint(ByteBuf buf, String what) {
-        long value = readVarlong(buf, what);
+        return readVarint(buf, what, "");
+    }
+
+    /**
+     * {@link #readVarint(ByteBuf, String)} for a field named {@code what + part}. The two are
+     * joined only for an error message: the requests' hot paths build no strings.
+     */
+    private static int readVarint(ByteBuf buf, String what, String part) {
+        long value = readVarlong(buf, what, part);
         if (value < 0 || value > Integer.MAX_VALUE) {
-            throw new MalformedFrameException(what + " is " + Long.toUnsignedString(value) + ", beyond "
+            throw new MalformedFrameException(what + part + " is " + Long.toUnsignedString(value) + ", beyond "
                     + Integer.MAX_VALUE);
         }
         return (int) value;
     }
 
     public static long readVarlong(ByteBuf buf, String what) {
+        return readVarlong(buf, what, "");
+    }
+
+    private static long readVarlong(ByteBuf buf, String what, String part) {
         long value = 0;
         for (int shift = 0; shift < 70; shift += 7) {
             if (!buf.isReadable()) {
-                throw new MalformedFrameException(what + ": body ends inside a varint");
+                throw new MalformedFrameException(what + part + ": body ends inside a varint");
             }
             int b = buf.readByte();
             if (shift == 63 && (b & 0xFE) != 0) {
-                throw new MalformedFrameException(what + ": varint overflows 64 bits");
+                throw new MalformedFrameException(what + part + ": varint overflows 64 bits");
             }
             value |= (long) (b & 0x7F) << shift;
             if ((b & 0x80) == 0) {
                 return value;
             }
         }
-        throw new MalformedFrameException(what + ": varint longer than 10 bytes");
+        throw new MalformedFrameException(what + part + ": varint longer than 10 bytes");
     }
 
     public static void writeBytes(ByteBuf buf, byte[] bytes) {
@@ -76,7 +88,7 @@ public final class Wire {
     }
 
     public static byte[] readBytes(ByteBuf buf, String what) {
-        int length = readVarint(buf, what + " length");
+        int length = readVarint(buf, what, " length");
         need(buf, length, what);
         byte[] out = new byte[length];
         buf.readBytes(out);
@@ -245,8 +257,8 @@ public final class Wire {
      * batches) the section is that array's part, not copied; otherwise its bytes are copied out.
      */
     public static RowSection readRows(ByteBuf buf, String what) {
-        int count = readVarint(buf, what + " count");
-        int length = readVarint(buf, what + " length");
+        int count = readVarint(buf, what, " count");
+        int length = readVarint(buf, what, " length");
         need(buf, length, what);
         // A row takes at least three bytes of header, so a forged count cannot size a list.
         if (count > length / 3) {
@@ -402,7 +414,7 @@ public final class Wire {
 
     /** Reads one cell block, copied once into one array and validated in one pass. */
     public static CellBlock readCellBlock(ByteBuf buf, String what) {
-        int count = readVarint(buf, what + " cell count");
+        int count = readVarint(buf, what, " cell count");
         return decodeCellBlock(readCellBlockBytes(buf, count, what), count, what);
     }
 
@@ -411,8 +423,8 @@ public final class Wire {
      * bytes out, unchecked: {@link CellBlock#decode} validates them.
      */
     public static byte[] readCellBlockBytes(ByteBuf buf, int count, String what) {
-        int length = readVarint(buf, what + " cell block length");
-        need(buf, length, what + " cell block");
+        int length = readVarint(buf, what, " cell block length");
+        need(buf, length, what, " cell block");
         // Each cell takes at least MIN_KEY_LENGTH + 2 bytes, so a forged count cannot size a list.
         if (count > length / (CellLayout.MIN_KEY_LENGTH + 2)) {
             throw new MalformedFrameException(what + ": " + count + " cells cannot fit in " + length + " bytes");
@@ -437,8 +449,13 @@ public final class Wire {
 
     /** Fails unless {@code bytes} more are readable. */
     public static void need(ByteBuf buf, int bytes, String what) {
+        need(buf, bytes, what, "");
+    }
+
+    /** {@link #need(ByteBuf, int, String)} for a field named {@code what + part}, joined only on failure. */
+    private static void need(ByteBuf buf, int bytes, String what, String part) {
         if (bytes < 0 || buf.readableBytes() < bytes) {
-            throw new MalformedFrameException(what + " needs " + bytes + " bytes but the body has "
+            throw new MalformedFrameException(what + part + " needs " + bytes + " bytes but the body has "
                     + buf.readableBytes() + " left");
         }
     }

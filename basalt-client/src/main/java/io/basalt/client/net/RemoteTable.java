@@ -16,6 +16,7 @@ import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Status;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -30,12 +31,21 @@ final class RemoteTable implements AsyncTable {
 
     private final RpcClient rpc;
     private final String name;
+    /** The name as every request carries it, encoded once. */
+    private final byte[] nameUtf8;
     private final String onTable;
+    /** What each operation is called in errors, by {@link OpCode#ordinal()}: built once, not per request. */
+    private final String[] whats;
 
     RemoteTable(RpcClient rpc, String name) {
         this.rpc = rpc;
         this.name = Objects.requireNonNull(name, "name");
+        this.nameUtf8 = name.getBytes(StandardCharsets.UTF_8);
         this.onTable = " on table '" + name + "'";
+        this.whats = new String[OpCode.values().length];
+        for (OpCode op : OpCode.values()) {
+            whats[op.ordinal()] = op + onTable;
+        }
     }
 
     @Override
@@ -49,7 +59,7 @@ final class RemoteTable implements AsyncTable {
     }
 
     private void header(ByteBuf buf) {
-        Wire.writeString(buf, name);
+        Wire.writeBytes(buf, nameUtf8);
     }
 
     @Override
@@ -64,7 +74,7 @@ final class RemoteTable implements AsyncTable {
 
     private CompletableFuture<Void> mutate(OpCode op, Mutation mutation) {
         Objects.requireNonNull(mutation, "mutation");
-        return rpc.call(op, op + onTable, hint(mutation.heapSize()), buf -> {
+        return rpc.call(op, whats[op.ordinal()], hint(mutation.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, mutation);
         }, _ -> null);
@@ -73,7 +83,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> get(Get get) {
         Objects.requireNonNull(get, "get");
-        return rpc.call(OpCode.GET, "GET" + onTable, buf -> {
+        return rpc.call(OpCode.GET, whats[OpCode.GET.ordinal()], buf -> {
             header(buf);
             Messages.writeGet(buf, get);
         }, Messages::readResult);
@@ -82,7 +92,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> increment(Increment increment) {
         Objects.requireNonNull(increment, "increment");
-        return rpc.call(OpCode.INCREMENT, "INCREMENT" + onTable, buf -> {
+        return rpc.call(OpCode.INCREMENT, whats[OpCode.INCREMENT.ordinal()], buf -> {
             header(buf);
             Messages.writeMutation(buf, increment);
         }, Messages::readResult);
@@ -91,7 +101,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate checkAndMutate) {
         Objects.requireNonNull(checkAndMutate, "checkAndMutate");
-        return rpc.call(OpCode.CHECK_AND_MUTATE, "CHECK_AND_MUTATE" + onTable, buf -> {
+        return rpc.call(OpCode.CHECK_AND_MUTATE, whats[OpCode.CHECK_AND_MUTATE.ordinal()], buf -> {
             header(buf);
             Messages.writeCheckAndMutate(buf, checkAndMutate);
         }, buf -> Wire.readBoolean(buf, "applied"));

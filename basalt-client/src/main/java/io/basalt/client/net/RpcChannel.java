@@ -180,7 +180,9 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
             Status status = f.status();
             if (status == Status.OK) {
                 T value = call.decoder.apply(body);
-                Wire.end(body, "response to " + call.what);
+                if (body.isReadable()) { // the message is built only when it is needed
+                    Wire.end(body, "response to " + call.what);
+                }
                 call.future.complete(value);
             } else {
                 call.future.completeExceptionally(Errors.of(call.what, server, status, f.statusCode(),

@@ -18,6 +18,7 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -45,6 +46,7 @@ public final class RpcClient implements AutoCloseable {
     private final AtomicReferenceArray<CompletableFuture<RpcChannel>> slots;
     private final AtomicInteger next = new AtomicInteger();
     private final Set<Call<?>> backingOff = ConcurrentHashMap.newKeySet();
+    private final RpcChannel.AttemptFailure onFailure = this::retryOrFail;
     private volatile boolean closed;
 
     public RpcClient(String host, int port, ClientOptions options) {
@@ -93,13 +95,19 @@ public final class RpcClient implements AutoCloseable {
             return;
         }
         call.attempts++;
-        channel().whenComplete((ch, failure) -> {
+        CompletableFuture<RpcChannel> connection = channel();
+        if (connection.state() == Future.State.SUCCESS) {
+            // Connected: send now, without a completion stage (and its allocations) per request.
+            connection.resultNow().send(call, onFailure);
+            return;
+        }
+        connection.whenComplete((ch, failure) -> {
             if (failure != null) {
                 retryOrFail(call, failure instanceof BasaltException b ? b
                         : new ConnectionClosedException("cannot connect to " + server + ": " + failure.getMessage(),
                         failure), false);
             } else {
-                ch.send(call, this::retryOrFail);
+                ch.send(call, onFailure);
             }
         });
     }
@@ -127,7 +135,8 @@ public final class RpcClient implements AutoCloseable {
 
     /** A ready connection: the least recently chosen slot, connected if it is not. */
     private CompletableFuture<RpcChannel> channel() {
-        int slot = Math.floorMod(next.getAndIncrement(), slots.length());
+        // One connection (the default) needs no turn-taking, and no shared counter bumped per request.
+        int slot = slots.length() == 1 ? 0 : Math.floorMod(next.getAndIncrement(), slots.length());
         while (true) {
             CompletableFuture<RpcChannel> current = slots.get(slot);
             if (current != null && (!current.isDone() || (!current.isCompletedExceptionally()
