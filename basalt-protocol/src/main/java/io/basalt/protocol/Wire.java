@@ -462,8 +462,14 @@ public final class Wire {
 
     /** Fails when the body has bytes left over after its last field. */
     public static void end(ByteBuf buf, String what) {
+        end(buf, what, "");
+    }
+
+    /** {@link #end(ByteBuf, String)} for a body named {@code what + part}, joined only on failure. */
+    public static void end(ByteBuf buf, String what, String part) {
         if (buf.isReadable()) {
-            throw new MalformedFrameException(what + ": " + buf.readableBytes() + " unexpected bytes after the body");
+            throw new MalformedFrameException(what + part + ": " + buf.readableBytes()
+                    + " unexpected bytes after the body");
         }
     }
 }

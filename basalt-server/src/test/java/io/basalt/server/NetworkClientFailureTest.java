@@ -207,6 +207,22 @@ class NetworkClientFailureTest {
         }
     }
 
+    @Test
+    void aResponseWithBytesLeftOverFailsItsRequestNamingTheOperationAndTable() throws Exception {
+        try (FakeServer fake = new FakeServer(conn -> {
+            while (true) {
+                FakeServer.Request r = conn.read();
+                conn.respond(r, b -> b.writeByte(7)); // a PUT's response has an empty body
+            }
+        });
+             Connection c = connect(fake.port(), options().build())) {
+            assertThat(failure(c.table("t").put(Put.of("r").addColumn("f", "q", "v"))))
+                    .isInstanceOf(BasaltException.class)
+                    .hasMessageContaining("malformed response to PUT on table 't' from " + fake.address())
+                    .hasMessageContaining("1 unexpected bytes after the body");
+        }
+    }
+
     /** One result of one cell in {@code row}, as a batch body (after the scanner id, for an open). */
     private static void batch(ByteBuf b, String row) {
         Wire.writeBoolean(b, true); // more

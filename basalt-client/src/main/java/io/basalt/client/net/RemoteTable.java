@@ -58,6 +58,11 @@ final class RemoteTable implements AsyncTable {
         return (int) Math.min(Integer.MAX_VALUE - 64, heapSize + 64);
     }
 
+    /** What {@code op} on this table is called in errors. */
+    private String what(OpCode op) {
+        return whats[op.ordinal()];
+    }
+
     private void header(ByteBuf buf) {
         Wire.writeBytes(buf, nameUtf8);
     }
@@ -74,7 +79,7 @@ final class RemoteTable implements AsyncTable {
 
     private CompletableFuture<Void> mutate(OpCode op, Mutation mutation) {
         Objects.requireNonNull(mutation, "mutation");
-        return rpc.call(op, whats[op.ordinal()], hint(mutation.heapSize()), buf -> {
+        return rpc.call(op, what(op), hint(mutation.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, mutation);
         }, _ -> null);
@@ -83,7 +88,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> get(Get get) {
         Objects.requireNonNull(get, "get");
-        return rpc.call(OpCode.GET, whats[OpCode.GET.ordinal()], buf -> {
+        return rpc.call(OpCode.GET, what(OpCode.GET), buf -> {
             header(buf);
             Messages.writeGet(buf, get);
         }, Messages::readResult);
@@ -92,7 +97,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> increment(Increment increment) {
         Objects.requireNonNull(increment, "increment");
-        return rpc.call(OpCode.INCREMENT, whats[OpCode.INCREMENT.ordinal()], buf -> {
+        return rpc.call(OpCode.INCREMENT, what(OpCode.INCREMENT), buf -> {
             header(buf);
             Messages.writeMutation(buf, increment);
         }, Messages::readResult);
@@ -101,7 +106,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate checkAndMutate) {
         Objects.requireNonNull(checkAndMutate, "checkAndMutate");
-        return rpc.call(OpCode.CHECK_AND_MUTATE, whats[OpCode.CHECK_AND_MUTATE.ordinal()], buf -> {
+        return rpc.call(OpCode.CHECK_AND_MUTATE, what(OpCode.CHECK_AND_MUTATE), buf -> {
             header(buf);
             Messages.writeCheckAndMutate(buf, checkAndMutate);
         }, buf -> Wire.readBoolean(buf, "applied"));

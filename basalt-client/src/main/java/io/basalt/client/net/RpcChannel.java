@@ -180,9 +180,7 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
             Status status = f.status();
             if (status == Status.OK) {
                 T value = call.decoder.apply(body);
-                if (body.isReadable()) { // the message is built only when it is needed
-                    Wire.end(body, "response to " + call.what);
-                }
+                Wire.end(body, "response to ", call.what);
                 call.future.complete(value);
             } else {
                 call.future.completeExceptionally(Errors.of(call.what, server, status, f.statusCode(),
