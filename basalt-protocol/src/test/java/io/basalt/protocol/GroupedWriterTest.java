@@ -119,17 +119,23 @@ class GroupedWriterTest {
 
     @Test
     void framesFromSeveralThreadsAllArriveInOrderPerThreadByteExactAndGrouped() throws Exception {
-        writeFromSeveralThreads(false);
+        writeFromSeveralThreads(false, GroupedWriter.DEFAULT_STRIPES);
     }
 
     @Test
     void framesEncodedBySeveralThreadsInPlaceOrAsideAllArriveInOrderPerThreadByteExact() throws Exception {
-        writeFromSeveralThreads(true); // encoders race for the lock: the losers encode aside
+        writeFromSeveralThreads(true, GroupedWriter.DEFAULT_STRIPES);
     }
 
-    private void writeFromSeveralThreads(boolean encoders) throws Exception {
+    @Test
+    void framesEncodedBySeveralThreadsSharingOneStripeInPlaceOrAsideAllArriveInOrderPerThreadByteExact()
+            throws Exception {
+        writeFromSeveralThreads(true, 1); // encoders race for the one lock: the losers encode aside
+    }
+
+    private void writeFromSeveralThreads(boolean encoders, int stripes) throws Exception {
         open();
-        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0, stripes);
         int threads = 4;
         int rounds = 20;
         int perRound = 50;
@@ -229,7 +235,7 @@ class GroupedWriterTest {
     @Test
     void aWriterThatFindsTheLockHeldEncodesAsideWhileTheHolderEncodesAndThenJoinsTheGroup() throws Exception {
         open();
-        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0);
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0, 1); // every thread meets on one lock
         CountDownLatch asideEncoded = new CountDownLatch(1);
         CountDownLatch asideFailed = new CountDownLatch(1);
         List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -276,6 +282,63 @@ class GroupedWriterTest {
         assertThat(messages).hasSize(1);
         assertThat(frames(messages)).containsExactly(expected(0, 0, 10), expected(1, 0, 10), expected(0, 1, 10));
         assertThat(writer.frames()).isEqualTo(3);
+    }
+
+    @Test
+    void threadsOnDifferentStripesEncodeInPlaceAtTheSameTimeAndEachKeepsItsOrder() throws Exception {
+        open();
+        GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0, 4);
+        long self = Thread.currentThread().threadId();
+        CountDownLatch otherDone = new CountDownLatch(1);
+        List<ByteBuf> otherGot = new CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        Thread other;
+        do { // a thread whose id maps to another of the four stripes
+            other = Thread.ofPlatform().unstarted(() -> {
+                try {
+                    for (int seq = 0; seq < 3; seq++) {
+                        int s = seq;
+                        writer.write(64, b -> {
+                            otherGot.add(b);
+                            b.writeBytes(expected(1, s, 10));
+                        });
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                } finally {
+                    otherDone.countDown();
+                }
+            });
+        } while (((other.threadId() ^ self) & 3) == 0);
+        Thread started = other;
+        // This thread holds its stripe's lock (it is inside its encoder) while the other thread
+        // writes three frames: they go straight into its own stripe's buffer, not aside.
+        writer.write(64, buf -> {
+            buf.writeBytes(expected(0, 0, 10));
+            started.start();
+            try {
+                assertThat(otherDone.await(30, TimeUnit.SECONDS)).as("the other thread did not wait for this lock").isTrue();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        other.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(failures).isEmpty();
+        assertThat(otherGot).as("encoded in place: into the stripe's direct buffer, not the thread's heap scratch")
+                .hasSize(3).allSatisfy(b -> assertThat(b.isDirect()).isTrue());
+        writer.write(64, buf -> buf.writeBytes(expected(0, 1, 10)));
+        channel.runPendingTasks();
+
+        List<byte[]> messages = outbound();
+        assertThat(messages).as("one buffer per stripe in use, one flush").hasSize(2);
+        assertThat(counter.flushes).isEqualTo(1);
+        List<byte[]> frames = frames(messages);
+        assertThat(frames).hasSize(5);
+        assertThat(frames.stream().filter(f -> requestId(f) >>> 32 == 0).toList())
+                .containsExactly(expected(0, 0, 10), expected(0, 1, 10));
+        assertThat(frames.stream().filter(f -> requestId(f) >>> 32 == 1).toList())
+                .containsExactly(expected(1, 0, 10), expected(1, 1, 10), expected(1, 2, 10));
+        assertThat(writer.frames()).isEqualTo(5);
     }
 
     @Test
