@@ -9,6 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
@@ -22,7 +23,8 @@ import java.util.function.Consumer;
  * the pipeline and posts a task per write. Here, in {@link WriteMode#GROUPED}:
  * <ul>
  *   <li>The writer has a few <em>stripes</em>, each with its own lock and its own
- *       <em>filling</em> buffer; a thread always writes to the same stripe (chosen by its id), so
+ *       <em>filling</em> buffer; a thread always writes to the same stripe (picked by the order in
+ *       which threads first wrote, {@link #threadNumber()}), so
  *       threads writing at once to one connection mostly do not meet on a lock. Profiled in the
  *       {@code grouping} suite at 50 streams, two application threads sharing one lock spent
  *       about an eighth of their CPU spinning on it and encoding frames aside to copy them in;
@@ -165,9 +167,23 @@ public final class GroupedWriter {
         this.stripeMask = stripes - 1;
     }
 
+    /** Numbers threads in the order they first write to any writer. */
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ThreadLocal<Integer> THREAD_NUMBER = ThreadLocal.withInitial(THREADS::getAndIncrement);
+
+    /**
+     * The calling thread's number, which picks its stripe in every writer: threads are numbered in
+     * the order they first write, so the few threads that write to a connection get consecutive
+     * numbers and so different stripes. (Thread ids would collide whenever other threads were
+     * created in between.)
+     */
+    static int threadNumber() {
+        return THREAD_NUMBER.get();
+    }
+
     /** The calling thread's stripe, created on its first frame. */
     private Stripe stripe() {
-        int i = (int) Thread.currentThread().threadId() & stripeMask;
+        int i = threadNumber() & stripeMask;
         Stripe s = stripes.get(i);
         if (s == null) {
             Stripe created = new Stripe();

@@ -13,6 +13,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -288,14 +289,21 @@ class GroupedWriterTest {
     void threadsOnDifferentStripesEncodeInPlaceAtTheSameTimeAndEachKeepsItsOrder() throws Exception {
         open();
         GroupedWriter writer = new GroupedWriter(channel, WriteMode.GROUPED, 4096, 0, 4);
-        long self = Thread.currentThread().threadId();
+        int self = GroupedWriter.threadNumber();
         CountDownLatch otherDone = new CountDownLatch(1);
         List<ByteBuf> otherGot = new CopyOnWriteArrayList<>();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         Thread other;
-        do { // a thread whose id maps to another of the four stripes
-            other = Thread.ofPlatform().unstarted(() -> {
+        CountDownLatch go = new CountDownLatch(1);
+        while (true) { // a thread whose number maps to another of the four stripes
+            CompletableFuture<Integer> number = new CompletableFuture<>();
+            other = Thread.ofPlatform().start(() -> {
+                number.complete(GroupedWriter.threadNumber());
+                if (((number.join() ^ self) & 3) == 0) {
+                    return; // the same stripe as the test's thread: the test tries another thread
+                }
                 try {
+                    go.await();
                     for (int seq = 0; seq < 3; seq++) {
                         int s = seq;
                         writer.write(64, b -> {
@@ -309,13 +317,16 @@ class GroupedWriterTest {
                     otherDone.countDown();
                 }
             });
-        } while (((other.threadId() ^ self) & 3) == 0);
-        Thread started = other;
+            if (((number.get(30, TimeUnit.SECONDS) ^ self) & 3) != 0) {
+                break;
+            }
+            other.join();
+        }
         // This thread holds its stripe's lock (it is inside its encoder) while the other thread
         // writes three frames: they go straight into its own stripe's buffer, not aside.
         writer.write(64, buf -> {
             buf.writeBytes(expected(0, 0, 10));
-            started.start();
+            go.countDown();
             try {
                 assertThat(otherDone.await(30, TimeUnit.SECONDS)).as("the other thread did not wait for this lock").isTrue();
             } catch (InterruptedException e) {
