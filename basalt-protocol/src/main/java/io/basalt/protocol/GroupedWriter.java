@@ -60,7 +60,8 @@ import java.util.function.Consumer;
  * A drain clears the flag <em>before</em> it takes the stripes; a writer appends under its
  * stripe's lock <em>before</em> it reads the flag. So a writer that finds the flag still set
  * appended before the drain cleared it, and the drain, taking that stripe's lock afterwards,
- * takes the frame; a writer that finds it clear posts the next drain itself.
+ * takes the frame (or, when a stopped drain set the flag to hold writers off, the drain that
+ * resumes on writability takes it); a writer that finds it clear posts the next drain itself.
  *
  * <p>After {@link #close()} the writer releases what it holds and refuses frames (the caller's
  * pending requests fail through the channel's closing).
