@@ -41,7 +41,8 @@ public interface Cell {
 
     /** Whether this cell's row key is {@code row}, byte for byte (no copy of either). */
     default boolean hasRow(byte[] row) {
-        return MemorySegment.mismatch(row(), 0, row().byteSize(), MemorySegment.ofArray(row), 0, row.length) < 0;
+        MemorySegment mine = row();
+        return MemorySegment.mismatch(mine, 0, mine.byteSize(), MemorySegment.ofArray(row), 0, row.length) < 0;
     }
 
     /** A copy of the row key. */

@@ -1,6 +1,7 @@
 package io.basalt.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -91,6 +92,8 @@ public final class GroupedWriter {
     private final int threshold;
     private final long lingerNanos;
     private final Runnable drainTask = this::drain;
+    /** The drain's work on each stripe, made once (a method reference made per drain would be allocated per drain). */
+    private final Consumer<Stripe> takeStripe = this::take;
 
     /**
      * Created on first use by a thread that maps to them, so a connection only ever written from
@@ -130,6 +133,21 @@ public final class GroupedWriter {
                 nextCapacity = Math.clamp(used + (used >> 1), Math.min(MIN_CAPACITY, threshold), threshold);
                 ready.add(filling);
                 filling = null;
+            }
+        }
+
+        /** The filling buffer, started (sized after the last group, at least {@code atLeast}) if there is none. */
+        ByteBuf filling(ByteBufAllocator alloc, int atLeast) {
+            if (filling == null) {
+                filling = alloc.directBuffer(Math.max(nextCapacity, atLeast));
+            }
+            return filling;
+        }
+
+        /** Closes the filling buffer off once it reached {@code threshold}. */
+        void closeIfFull(int threshold) {
+            if (filling.readableBytes() >= threshold) {
+                closeFilling(threshold);
             }
         }
 
@@ -235,24 +253,20 @@ public final class GroupedWriter {
             if (closed) {
                 return false;
             }
-            if (s.filling == null) {
-                s.filling = channel.alloc().directBuffer(Math.max(s.nextCapacity, scratch == null ? 0 : scratch.readableBytes()));
-            }
+            ByteBuf filling = s.filling(channel.alloc(), scratch == null ? 0 : scratch.readableBytes());
             if (scratch != null) {
-                s.filling.writeBytes(scratch);
+                filling.writeBytes(scratch);
             } else {
-                int mark = s.filling.writerIndex();
+                int mark = filling.writerIndex();
                 try {
-                    encoder.accept(s.filling);
+                    encoder.accept(filling);
                 } catch (RuntimeException e) {
-                    s.filling.writerIndex(mark);
+                    filling.writerIndex(mark);
                     throw e;
                 }
             }
             s.framesSinceDrain++;
-            if (s.filling.readableBytes() >= threshold) {
-                s.closeFilling(threshold);
-            }
+            s.closeIfFull(threshold);
             now = lingerNanos == 0 || !s.ready.isEmpty();
         } finally {
             s.lock.unlock();
@@ -343,13 +357,8 @@ public final class GroupedWriter {
                 s.ready.add(frame);
                 frame = null;
             } else {
-                if (s.filling == null) {
-                    s.filling = channel.alloc().directBuffer(Math.max(s.nextCapacity, size));
-                }
-                s.filling.writeBytes(frame);
-                if (s.filling.readableBytes() >= threshold) {
-                    s.closeFilling(threshold);
-                }
+                s.filling(channel.alloc(), size).writeBytes(frame);
+                s.closeIfFull(threshold);
             }
             now = lingerNanos == 0 || !s.ready.isEmpty();
         } finally {
@@ -381,26 +390,7 @@ public final class GroupedWriter {
             releaseSending();
             return;
         }
-        for (int i = 0; i <= stripeMask; i++) {
-            Stripe s = stripes.get(i);
-            if (s == null) {
-                continue;
-            }
-            s.lock.lock();
-            try {
-                if (closed) {
-                    break; // close() releases what the stripes hold
-                }
-                s.closeFilling(threshold);
-                for (ByteBuf b; (b = s.ready.poll()) != null; ) {
-                    sending.add(b);
-                }
-                frames += s.framesSinceDrain;
-                s.framesSinceDrain = 0;
-            } finally {
-                s.lock.unlock();
-            }
-        }
+        eachStripe(takeStripe);
         int written = 0;
         for (ByteBuf next; (next = sending.peek()) != null; ) {
             if (written > 0 && !channel.isWritable()) {
@@ -421,6 +411,31 @@ public final class GroupedWriter {
         }
     }
 
+    /** Under the stripe's lock, on the event loop: moves what the stripe holds to {@link #sending}. */
+    private void take(Stripe s) {
+        s.closeFilling(threshold);
+        for (ByteBuf b; (b = s.ready.poll()) != null; ) {
+            sending.add(b); // after close() this finds nothing: close() released it
+        }
+        frames += s.framesSinceDrain;
+        s.framesSinceDrain = 0;
+    }
+
+    /** Runs {@code action} on every stripe created so far, in index order, each under its lock. */
+    private void eachStripe(Consumer<Stripe> action) {
+        for (int i = 0; i <= stripeMask; i++) {
+            Stripe s = stripes.get(i);
+            if (s != null) {
+                s.lock.lock();
+                try {
+                    action.accept(s);
+                } finally {
+                    s.lock.unlock();
+                }
+            }
+        }
+    }
+
     /** On the event loop: releases what drains took but did not write. */
     private void releaseSending() {
         for (ByteBuf b; (b = sending.poll()) != null; ) {
@@ -434,17 +449,7 @@ public final class GroupedWriter {
      */
     public void close() {
         closed = true;
-        for (int i = 0; i <= stripeMask; i++) {
-            Stripe s = stripes.get(i);
-            if (s != null) {
-                s.lock.lock();
-                try {
-                    s.releaseAll();
-                } finally {
-                    s.lock.unlock();
-                }
-            }
-        }
+        eachStripe(Stripe::releaseAll);
         if (loop.inEventLoop()) {
             releaseSending();
         } else {
@@ -462,19 +467,8 @@ public final class GroupedWriter {
         StringBuilder b = new StringBuilder("GroupedWriter[drainPosted=").append(drainPosted).append(", closed=")
                 .append(closed).append(", writable=").append(channel.isWritable()).append(", sending=")
                 .append(sending.size());
-        for (int i = 0; i <= stripeMask; i++) {
-            Stripe s = stripes.get(i);
-            if (s != null) {
-                s.lock.lock();
-                try {
-                    b.append(", stripe ").append(i).append(": filling=")
-                            .append(s.filling == null ? 0 : s.filling.readableBytes()).append(" ready=")
-                            .append(s.ready.size()).append(" frames=").append(s.framesSinceDrain);
-                } finally {
-                    s.lock.unlock();
-                }
-            }
-        }
+        eachStripe(s -> b.append(", stripe: filling=").append(s.filling == null ? 0 : s.filling.readableBytes())
+                .append(" ready=").append(s.ready.size()).append(" frames=").append(s.framesSinceDrain));
         return b.append(", batches=").append(batches).append(", frames=").append(frames).append(']').toString();
     }
 
