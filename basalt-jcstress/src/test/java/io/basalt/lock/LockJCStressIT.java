@@ -22,7 +22,7 @@ import org.openjdk.jcstress.infra.grading.TestGrading;
  *
  * <p>jcstress forks a JVM per test; the harness runs on two CPUs ({@code -c 2}, this machine's
  * count) in its {@code quick} mode with 500 ms iterations and one JVM configuration
- * ({@link #JVM_ARGS}), about 30 s in all. For a longer hunt: {@code -Dbasalt.jcstress.mode=tough}
+ * ({@link #JVM_ARGS}), about 45 s in all. For a longer hunt: {@code -Dbasalt.jcstress.mode=tough}
  * (or {@code stress}), {@code -Dbasalt.jcstress.time=MS} per iteration, and
  * {@code -Dbasalt.jcstress.jvmArgs=} (empty) to let jcstress pick its own configurations;
  * {@code -Dbasalt.jcstress.tests=REGEX} narrows the run, {@code -Dbasalt.jcstress.args="..."} adds
@@ -41,7 +41,8 @@ class LockJCStressIT {
     private static final String ALL = "io\\.basalt\\.(lock|protocol|cell)\\..*";
     private static final Set<String> EXPECTED = Set.of(
             "BiasedReadVersusRevokingWrite", "QueuedReadVersusWrite", "ReadAfterRevocationVersusWrite",
-            "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads");
+            "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads", "GroupedWriterDrainRace",
+            "GroupedWriterSharedStripeDrainRace");
 
     @Test
     void noLockRaceShowsAForbiddenOutcome() throws Exception {

@@ -8,6 +8,7 @@ import io.netty.channel.EventLoop;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,6 +64,8 @@ import java.util.function.Consumer;
  * appended before the drain cleared it, and the drain, taking that stripe's lock afterwards,
  * takes the frame (or, when a stopped drain set the flag to hold writers off, the drain that
  * resumes on writability takes it); a writer that finds it clear posts the next drain itself.
+ * The jcstress tests {@code GroupedWriterDrainRace} and {@code GroupedWriterSharedStripeDrainRace}
+ * (module {@code basalt-jcstress}) race a writer against drains and check it.
  *
  * <p>After {@link #close()} the writer releases what it holds and refuses frames (the caller's
  * pending requests fail through the channel's closing).
@@ -88,6 +91,8 @@ public final class GroupedWriter {
 
     private final Channel channel;
     private final EventLoop loop;
+    /** Runs the drains writers post: the event loop (a concurrency test runs them itself). */
+    private final Executor drains;
     private final WriteMode mode;
     private final int threshold;
     private final long lingerNanos;
@@ -168,6 +173,14 @@ public final class GroupedWriter {
 
     /** As above with {@code stripes} stripes, a power of two (tests use one to make threads meet). */
     GroupedWriter(Channel channel, WriteMode mode, int threshold, long lingerNanos, int stripes) {
+        this(channel, mode, threshold, lingerNanos, stripes, channel.eventLoop());
+    }
+
+    /**
+     * As above, posting drains (without linger) to {@code drains} instead of the event loop: the
+     * jcstress tests run them on a thread of their own, racing the writers.
+     */
+    GroupedWriter(Channel channel, WriteMode mode, int threshold, long lingerNanos, int stripes, Executor drains) {
         if (stripes < 1 || Integer.bitCount(stripes) != 1) {
             throw new IllegalArgumentException(stripes + " stripes is not a power of two");
         }
@@ -179,6 +192,7 @@ public final class GroupedWriter {
         }
         this.channel = channel;
         this.loop = channel.eventLoop();
+        this.drains = drains;
         this.mode = mode;
         this.threshold = threshold;
         this.lingerNanos = lingerNanos;
@@ -322,7 +336,7 @@ public final class GroupedWriter {
     private void requestDrain(boolean now) {
         if (!drainPosted && DRAIN_POSTED.compareAndSet(this, false, true)) {
             if (now) {
-                loop.execute(drainTask);
+                drains.execute(drainTask);
             } else {
                 loop.schedule(drainTask, lingerNanos, TimeUnit.NANOSECONDS);
             }
