@@ -7,6 +7,7 @@ import io.basalt.cell.Cell;
 import io.basalt.cell.CellLayout;
 import io.basalt.cell.CellType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
@@ -318,6 +319,32 @@ class WireTest {
     }
 
     @Test
+    void aSmallBlockIsItsCountThenItsPaddedLengthThenItsCells() {
+        // Gathered in one array and copied once, the bytes must be those of the layout: count,
+        // length as a five-byte varint, cells. On a direct buffer, as the grouped writer's.
+        Cell cell = Cell.put("row", "f", "q", 7, "value");
+        byte[] encoded = CellLayout.encode(cell);
+        ByteBuf buf = Unpooled.directBuffer(8);
+        try {
+            buf.writeByte(9); // the block need not start the buffer
+            Wire.writeCells(buf, List.of(cell));
+            byte[] expected = new byte[1 + 1 + Wire.PADDED_VARINT_SIZE + encoded.length];
+            expected[0] = 9;
+            expected[1] = 1;
+            expected[2] = (byte) (encoded.length | 0x80);
+            expected[3] = (byte) 0x80;
+            expected[4] = (byte) 0x80;
+            expected[5] = (byte) 0x80;
+            expected[6] = 0;
+            System.arraycopy(encoded, 0, expected, 7, encoded.length);
+            assertThat(encoded.length).isLessThan(128);
+            assertThat(ByteBufUtil.getBytes(buf)).isEqualTo(expected);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
     void thePaddedLengthReadsAsAPlainVarint() {
         for (int value : new int[] {0, 1, 127, 128, 300, 1 << 20, Integer.MAX_VALUE}) {
             ByteBuf buf = Unpooled.buffer();
@@ -325,6 +352,12 @@ class WireTest {
             Wire.setPaddedVarint(buf, 0, value);
             assertThat(Wire.readVarint(buf, "length")).isEqualTo(value);
             assertThat(buf.isReadable()).isFalse();
+            buf.readerIndex(0);
+            for (int i = 0; i < Wire.PADDED_VARINT_SIZE; i++) {
+                int group = (value >>> (7 * i)) & 0x7F;
+                assertThat((int) buf.getUnsignedByte(i)).as("byte %d of %d", i, value)
+                        .isEqualTo(i < Wire.PADDED_VARINT_SIZE - 1 ? group | 0x80 : group);
+            }
         }
     }
 
