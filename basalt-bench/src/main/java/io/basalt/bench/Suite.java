@@ -1,6 +1,7 @@
 package io.basalt.bench;
 
 import io.basalt.bench.cells.CellCompareBenchmark;
+import io.basalt.bench.cells.RowCheckBenchmark;
 import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
 import io.basalt.bench.grouping.GroupingBenchmark;
@@ -22,8 +23,9 @@ import java.util.stream.Collectors;
  */
 public enum Suite {
 
-    CELLS("cells", "-", "cell key comparison: in place on the encoding vs decoding to objects first",
-            List.of(CellCompareBenchmark.class), new int[] {1}),
+    CELLS("cells", "-", "cell key comparison: in place on the encoding vs decoding to objects first; a decoded"
+            + " put's row check on its cells: on the array vs comparing memory segments",
+            List.of(CellCompareBenchmark.class, RowCheckBenchmark.class), new int[] {1}),
 
     REFCOUNT("refcount", "HBASE-27730", "pooled off-heap buffers: scan and retain/release cost vs raw"
             + " MemorySegment, HBase 2.6.4's SingleByteBuff and Netty's pooled ByteBuf",
