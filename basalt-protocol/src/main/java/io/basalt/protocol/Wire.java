@@ -154,17 +154,18 @@ public final class Wire {
      * into the buffer through its own memory segment or {@code ByteBuf} call costs, in bounds,
      * liveness and session checks, about as much as moving a small cell, so gathering halves
      * the work for 40-byte cells. A cell larger than the gathering array is encoded straight
-     * into the buffer. The block's count and length are gathered with its cells, so a block that
-     * fits the array (a put's, say) reaches the buffer in one copy, its length filled in while
-     * still in the array.
+     * into the buffer.
      *
      * @throws IllegalArgumentException when the block is too large for a frame, or a cell breaks
      *     a limit of {@link Cell}
      * @throws IllegalStateException when the parts do not hold {@code count} cells
      */
     public static void writeCellBlock(ByteBuf buf, int count, List<? extends List<? extends Cell>> parts) {
-        Gather gather = new Gather(buf, buf.writerIndex());
-        int lengthField = gather.countAndLength(count);
+        writeVarint(buf, count);
+        int lengthAt = buf.writerIndex();
+        buf.writeZero(PADDED_VARINT_SIZE);
+        int start = buf.writerIndex();
+        Gather gather = new Gather(buf, start);
         long cells = 0;
         for (int p = 0, n = parts.size(); p < n; p++) {
             List<? extends Cell> part = parts.get(p);
@@ -173,11 +174,11 @@ public final class Wire {
             }
             cells += part.size();
         }
+        gather.flush();
         if (cells != count) {
             throw new IllegalStateException("a cell block announced " + count + " cells and holds " + cells);
         }
-        gather.patchLength(lengthField);
-        gather.flush();
+        setPaddedVarint(buf, lengthAt, buf.writerIndex() - start);
     }
 
     /** The rows {@link #writeRows} writes: each a run of cells of one row, and whether more of it follows. */
@@ -227,8 +228,11 @@ public final class Wire {
      */
     public static void writeRows(ByteBuf buf, Rows rows) {
         int count = rows.count();
-        Gather gather = new Gather(buf, buf.writerIndex());
-        int sectionLength = gather.countAndLength(count);
+        writeVarint(buf, count);
+        int lengthAt = buf.writerIndex();
+        buf.writeZero(PADDED_VARINT_SIZE);
+        int start = buf.writerIndex();
+        Gather gather = new Gather(buf, start);
         for (int r = 0; r < count; r++) {
             List<? extends Cell> cells = rows.cells(r);
             int lengthField = gather.header(cells.size(), rows.partial(r));
@@ -237,8 +241,8 @@ public final class Wire {
             }
             gather.patchLength(lengthField);
         }
-        gather.patchLength(sectionLength);
         gather.flush();
+        setPaddedVarint(buf, lengthAt, buf.writerIndex() - start);
     }
 
     /**
@@ -323,23 +327,6 @@ public final class Wire {
             makeRoom(CellLayout.MAX_VARINT_SIZE + 1 + PADDED_VARINT_SIZE);
             size += CellLayout.writeVarint(segment, size, cells);
             bytes[size++] = (byte) (partial ? 1 : 0);
-            return reserveLength();
-        }
-
-        /**
-         * Gathers the head of a cell block or row section: its count, and room for its byte
-         * length, which {@link #patchLength} fills in. Returns where that room is in the buffer.
-         * Gathered with what follows, a small block reaches the buffer in one copy, its length
-         * filled in while still in the array.
-         */
-        int countAndLength(int count) {
-            makeRoom(CellLayout.MAX_VARINT_SIZE + PADDED_VARINT_SIZE);
-            size += CellLayout.writeVarint(segment, size, count);
-            return reserveLength();
-        }
-
-        /** Skips {@link #PADDED_VARINT_SIZE} gathered bytes (room made already); returns their place in the buffer. */
-        private int reserveLength() {
             int at = (int) position();
             size += PADDED_VARINT_SIZE;
             return at;
@@ -347,7 +334,8 @@ public final class Wire {
 
         /**
          * Fills in the length field at {@code at} with the bytes gathered since it, as a padded
-         * varint; each byte of it is either still in the gathering array or already in the buffer.
+         * varint. {@link #header} reserved the field whole in the gathering array and a flush
+         * moves everything gathered, so it is either all still in the array or all in the buffer.
          */
         void patchLength(int at) {
             long length = position() - (at + PADDED_VARINT_SIZE);
@@ -356,18 +344,12 @@ public final class Wire {
             }
             int value = (int) length;
             int flushed = buf.writerIndex();
-            if (at + PADDED_VARINT_SIZE <= flushed) {
+            if (at < flushed) {
                 setPaddedVarint(buf, at, value);
                 return;
             }
             for (int i = 0; i < PADDED_VARINT_SIZE; i++) {
-                int b = paddedVarintByte(value, i);
-                int index = at + i;
-                if (index < flushed) {
-                    buf.setByte(index, b);
-                } else {
-                    bytes[index - flushed] = (byte) b;
-                }
+                bytes[at - flushed + i] = (byte) paddedVarintByte(value, i);
             }
         }
 
@@ -405,13 +387,9 @@ public final class Wire {
 
     /** Writes {@code value} (non-negative) at {@code index} as a varint of exactly {@link #PADDED_VARINT_SIZE} bytes. */
     static void setPaddedVarint(ByteBuf buf, int index, int value) {
-        // Two writes, not five: each write to a pooled direct buffer pays its bounds and liveness checks.
-        int low = 0;
-        for (int i = 0; i < PADDED_VARINT_SIZE - 1; i++) {
-            low |= paddedVarintByte(value, i) << (8 * i);
+        for (int i = 0; i < PADDED_VARINT_SIZE; i++) {
+            buf.setByte(index + i, paddedVarintByte(value, i));
         }
-        buf.setIntLE(index, low);
-        buf.setByte(index + PADDED_VARINT_SIZE - 1, paddedVarintByte(value, PADDED_VARINT_SIZE - 1));
     }
 
     /** Byte {@code i} of {@code value} (non-negative) as a {@link #PADDED_VARINT_SIZE}-byte varint. */
