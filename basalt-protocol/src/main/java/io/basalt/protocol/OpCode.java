@@ -1,8 +1,16 @@
 package io.basalt.protocol;
 
 /**
- * What a frame asks for. The code is the byte on the wire; {@code idempotent} says whether a
- * client may send the request again after a failure without risk of applying it twice.
+ * What a frame asks for. The code is the byte on the wire; {@code resendable} says whether a
+ * client may send the request again after it may have reached the server (a timeout, a
+ * connection lost with it in flight).
+ *
+ * <p>Only reads whose repetition costs the server no more than the first try are: a second
+ * {@code FLUSH} or {@code COMPACT} queues another round of heavy work behind the first, which is
+ * most likely still running (that is why it timed out), and a second {@code SCAN_OPEN} opens
+ * another scanner while the first holds its snapshot and files until its lease expires. A
+ * {@code SCAN_NEXT} sent again is refused by the scanner (its batch number was asked for), and
+ * one on a new connection finds no scanner: the client's scanner resumes instead.
  */
 public enum OpCode {
     PING(1, true),
@@ -10,15 +18,15 @@ public enum OpCode {
     LIST_TABLES(11, true),
     DESCRIBE_TABLE(12, true),
     DROP_TABLE(13, false),
-    FLUSH(14, true),
-    COMPACT(15, true),
+    FLUSH(14, false),
+    COMPACT(15, false),
     PUT(20, false),
     GET(21, true),
     DELETE(22, false),
     BATCH(23, false),
     CHECK_AND_MUTATE(24, false),
     INCREMENT(25, false),
-    SCAN_OPEN(30, true),
+    SCAN_OPEN(30, false),
     SCAN_NEXT(31, false),
     SCAN_CLOSE(32, true);
 
@@ -31,19 +39,19 @@ public enum OpCode {
     }
 
     private final int code;
-    private final boolean idempotent;
+    private final boolean resendable;
 
-    OpCode(int code, boolean idempotent) {
+    OpCode(int code, boolean resendable) {
         this.code = code;
-        this.idempotent = idempotent;
+        this.resendable = resendable;
     }
 
     public int code() {
         return code;
     }
 
-    public boolean idempotent() {
-        return idempotent;
+    public boolean resendable() {
+        return resendable;
     }
 
     /** The op with this code, or {@code null} when there is none. */

@@ -129,6 +129,25 @@ class NetworkClientFailureTest {
         }
     }
 
+    /**
+     * Issue #17: a timed-out FLUSH or COMPACT is most likely still running, and a timed-out
+     * SCAN_OPEN may have opened a scanner that holds its snapshot until its lease expires; sending
+     * either again piles work on a server that is already slow. Each is sent once. A call fails
+     * only after its retries were sent, so when the future has failed, every attempt is recorded.
+     */
+    @Test
+    void aTimedOutFlushCompactOrScanOpenIsSentOnce() throws Exception {
+        try (FakeServer fake = new FakeServer(FakeServer::silent);
+             Connection c = connect(fake.port(), options().operationTimeout(Duration.ofMillis(300)).retries(2).build())) {
+            assertThat(failure(c.admin().flush("t"))).isInstanceOf(OperationTimeoutException.class);
+            assertThat(failure(c.admin().compact("t"))).isInstanceOf(OperationTimeoutException.class);
+            assertThat(failure(CompletableFuture.runAsync(() -> c.table("t").scanner(new Scan()).next())))
+                    .isInstanceOf(OperationTimeoutException.class);
+            assertThat(fake.requests).extracting(FakeServer.Request::op)
+                    .containsExactly(OpCode.FLUSH, OpCode.COMPACT, OpCode.SCAN_OPEN);
+        }
+    }
+
     @Test
     void anIdempotentGetIsRetriedAfterTheConnectionDiesAndSucceeds() throws Exception {
         // the first connection dies after reading one request; later ones answer

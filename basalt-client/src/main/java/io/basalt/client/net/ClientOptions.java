@@ -13,8 +13,9 @@ import java.util.Objects;
  * @param operationTimeout how long one request may take, from send to response, before it fails
  *     with an {@link io.basalt.client.OperationTimeoutException} (default 30 s)
  * @param connectTimeout how long connecting (TCP and handshake) may take (default 5 s)
- * @param retries how many times an idempotent request is sent again after its connection failed
- *     or it timed out (default 3); other requests are retried only when they were never sent
+ * @param retries how many times a resendable read ({@link io.basalt.protocol.OpCode#resendable()})
+ *     is sent again after its connection failed or it timed out (default 3); other requests are
+ *     retried only when they were never sent, and an error response is never retried
  * @param retryBackoff the first pause before a retry, doubled each time (default 100 ms)
  * @param connections connections per server, requests spread over them (default 1)
  * @param ioThreads Netty event-loop threads (default 1)

@@ -31,7 +31,9 @@ import java.util.function.Function;
  *
  * <p>Retries: a request that was never sent (the connection could not be made, or died before the
  * request was written) is sent again, whatever its op; a request that may have reached the server
- * is sent again only when its op is idempotent ({@link OpCode#idempotent()}). Each retry waits
+ * is sent again only when its op may be ({@link OpCode#resendable()}: reads, not {@code FLUSH},
+ * {@code COMPACT} or {@code SCAN_OPEN}). An error response is never retried: the server answered,
+ * and a {@code READ_ONLY} store or a missing table answers the same way the next time. Each retry waits
  * {@code retryBackoff} doubled per attempt. When the retries are spent the request fails with the
  * last error, which names the server.
  */
@@ -113,7 +115,7 @@ public final class RpcClient implements AutoCloseable {
     }
 
     private void retryOrFail(Call<?> call, BasaltException failure, boolean sent) {
-        boolean retriable = !sent || call.op.idempotent();
+        boolean retriable = !sent || call.op.resendable();
         if (closed || !retriable || call.attempts > options.retries()) {
             call.future.completeExceptionally(failure);
             return;
