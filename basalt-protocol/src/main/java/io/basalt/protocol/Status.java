@@ -19,7 +19,13 @@ public enum Status {
     /** The server is shutting down and takes no new requests. */
     SHUTTING_DOWN(9),
     /** The request failed on the server for a reason the message gives. */
-    SERVER_ERROR(10);
+    SERVER_ERROR(10),
+    /**
+     * The store has gone read-only (its log failed, or flushes kept failing) and refuses every
+     * write until it is reopened; reads go on. The one argument is the reason. Sending the request
+     * again does not help, so clients never do.
+     */
+    READ_ONLY(11);
 
     private static final Status[] BY_CODE = new Status[256];
 

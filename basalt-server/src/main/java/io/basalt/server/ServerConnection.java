@@ -1,6 +1,7 @@
 package io.basalt.server;
 
 import io.basalt.client.NoSuchFamilyException;
+import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
 import io.basalt.client.net.Messages;
@@ -127,17 +128,19 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             case NoSuchFamilyException _ -> Status.NO_SUCH_FAMILY;
             case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
             case UnknownScannerException _ -> Status.UNKNOWN_SCANNER;
+            case StoreReadOnlyException _ -> Status.READ_ONLY;
             case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
             default -> Status.SERVER_ERROR;
         };
     }
 
-    /** The values the client rebuilds a typed exception from: table (and family) names. */
+    /** The values the client rebuilds a typed exception from: table (and family) names, a reason. */
     static List<String> argsOf(Throwable t) {
         return switch (t) {
             case TableNotFoundException e -> List.of(e.table());
             case TableExistsException e -> List.of(e.table());
             case NoSuchFamilyException e -> List.of(e.table(), e.family());
+            case StoreReadOnlyException e -> List.of(e.reason());
             default -> List.of();
         };
     }

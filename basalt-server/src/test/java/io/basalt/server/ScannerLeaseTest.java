@@ -3,10 +3,7 @@ package io.basalt.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.basalt.cell.Cell;
-import io.basalt.client.Admin;
-import io.basalt.client.AsyncTable;
 import io.basalt.client.Basalt;
-import io.basalt.client.BufferedMutator;
 import io.basalt.client.Connection;
 import io.basalt.client.Put;
 import io.basalt.client.Result;
@@ -20,8 +17,6 @@ import io.basalt.client.net.RemoteConnection;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,30 +51,15 @@ class ScannerLeaseTest {
     @TempDir
     Path dir;
 
-    /** The store, counting the engine scanners opened on it and those still open. */
-    private static final class CountingStore implements Connection {
-        final Connection store;
+    /** Counts the engine scanners opened on a store and those still open. */
+    private static final class CountingStore {
+        final HookedStore store;
         final AtomicInteger opened = new AtomicInteger();
         final AtomicInteger open = new AtomicInteger();
 
         CountingStore(Connection store) {
-            this.store = store;
-        }
-
-        @Override
-        public AsyncTable table(String name) {
-            AsyncTable table = store.table(name);
-            return (AsyncTable) Proxy.newProxyInstance(ScannerLeaseTest.class.getClassLoader(),
-                    new Class<?>[] {AsyncTable.class}, (_, method, args) -> {
-                        if (method.getName().equals("scanner")) {
-                            return counted(table.scanner((Scan) args[0]));
-                        }
-                        try {
-                            return method.invoke(table, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
+            this.store = new HookedStore(store, (table, method, args) -> method.getName().equals("scanner")
+                    ? counted(table.scanner((Scan) args[0])) : HookedStore.pass(table, method, args));
         }
 
         private ResultScanner counted(ResultScanner scanner) {
@@ -100,26 +80,6 @@ class ScannerLeaseTest {
                     scanner.close();
                 }
             };
-        }
-
-        @Override
-        public Admin admin() {
-            return store.admin();
-        }
-
-        @Override
-        public BufferedMutator.Builder bufferedMutator(String name) {
-            return store.bufferedMutator(name);
-        }
-
-        @Override
-        public String target() {
-            return store.target();
-        }
-
-        @Override
-        public void close() {
-            store.close();
         }
     }
 
@@ -188,7 +148,7 @@ class ScannerLeaseTest {
         EngineHandler[] handler = new EngineHandler[1];
         CountingStore[] store = new CountingStore[1];
         try (BasaltServer server = start(c -> handler[0] = EngineHandler.over(
-                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c));
+                (store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store()))).store, c));
              Connection client = connect(server, readAhead)) {
             List<String> all = rows(20);
             load(client, all, 1);
@@ -226,7 +186,7 @@ class ScannerLeaseTest {
         EngineHandler[] handler = new EngineHandler[1];
         CountingStore[] store = new CountingStore[1];
         try (BasaltServer server = start(c -> handler[0] = EngineHandler.over(
-                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c));
+                (store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store()))).store, c));
              Connection client = connect(server)) {
             load(client, rows(3), 5);
             List<Result> seen = new ArrayList<>();
@@ -297,7 +257,7 @@ class ScannerLeaseTest {
         HoldScanNext[] handler = new HoldScanNext[1];
         List<String> wide = List.of("r0", "r1", "r2", "r3");
         try (BasaltServer server = start(c -> handler[0] = new HoldScanNext(EngineHandler.over(
-                store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store())), c), 40));
+                (store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store()))).store, c), 40));
              Connection client = connect(server)) {
             load(client, wide, 50);
             client.table("t").put(new Put(bytes("s0")).addColumn(F, bytes("q"), bytes("value-s0-0")))

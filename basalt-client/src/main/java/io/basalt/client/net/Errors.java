@@ -4,6 +4,7 @@ import io.basalt.client.BasaltException;
 import io.basalt.client.NoSuchFamilyException;
 import io.basalt.client.ScannerExpiredException;
 import io.basalt.client.ServerException;
+import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
 import io.basalt.protocol.Status;
@@ -31,8 +32,14 @@ final class Errors {
             case NO_SUCH_FAMILY -> args.size() == 2 ? new NoSuchFamilyException(args.get(0), args.get(1))
                     : new ServerException(message);
             case UNKNOWN_SCANNER -> new ScannerExpiredException(message);
+            case READ_ONLY -> args.size() == 1 ? new StoreReadOnlyException(args.getFirst())
+                    : failed(what, server, status, message);
             case INVALID_ARGUMENT -> new BasaltException(message, new IllegalArgumentException(message));
-            default -> new ServerException(what + " failed on " + server + " (" + status + "): " + message);
+            default -> failed(what, server, status, message);
         };
+    }
+
+    private static ServerException failed(String what, String server, Status status, String message) {
+        return new ServerException(what + " failed on " + server + " (" + status + "): " + message);
     }
 }
