@@ -17,6 +17,11 @@ import java.util.List;
  * {@link MalformedFrameException} and the handler closes the connection.
  *
  * <p>Frame bodies are retained slices of the receive buffer: nothing is copied here.
+ *
+ * <p>{@link #partialSince()} says since when the frame (or handshake) now partly received has
+ * been arriving: the time its first bytes were read, not the time of the latest ones, so a peer
+ * that trickles a frame a byte at a time cannot keep a connection (and the buffer reserved for
+ * its frame) by staying just inside a timeout measured from its last byte.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -28,6 +33,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private long discarding;
     /** Bytes of the frame whose header has arrived and whose rest has not; 0 when none. */
     private long pendingFrame;
+    /** {@link System#nanoTime()} when the frame (or handshake) partly received began; valid while {@link #partial}. */
+    private long partialSince;
+    private boolean partial;
 
     public FrameDecoder(int maxFrameSize) {
         if (maxFrameSize < FrameLayout.HEADER_SIZE) {
@@ -53,6 +61,33 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     /** True when part of a handshake or frame has arrived and the rest has not. */
     public boolean partial() {
         return actualReadableBytes() > 0 || discarding > 0;
+    }
+
+    /**
+     * The {@link System#nanoTime()} at which the first bytes of the handshake or frame now partly
+     * received were read, or {@link #NOT_PARTIAL} when no frame is partly received. Event loop only.
+     */
+    public long partialSince() {
+        return partial ? partialSince : NOT_PARTIAL;
+    }
+
+    /** What {@link #partialSince()} returns when no frame is partly received. */
+    public static final long NOT_PARTIAL = Long.MIN_VALUE;
+
+    /**
+     * Counts the frame partly received as begun now: for a reader that stopped reading (its peer's
+     * bytes waited in the socket by the reader's choice, not the peer's).
+     */
+    public void restartPartialClock() {
+        partialSince = System.nanoTime();
+    }
+
+    /** Bytes of the next frame are waiting: it began now unless it had begun already. */
+    private void waiting() {
+        if (!partial) {
+            partial = true;
+            partialSince = System.nanoTime();
+        }
     }
 
     /**
@@ -101,6 +136,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (!handshakeDone) {
             if (in.readableBytes() < FrameLayout.HANDSHAKE_SIZE) {
+                waiting();
                 return;
             }
             int magic = in.readInt();
@@ -111,6 +147,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             out.add(new Handshake(in.readUnsignedShort(), in.readUnsignedShort()));
             handshakeDone = true;
+            partial = false;
         }
         while (true) {
             if (discarding > 0) {
@@ -118,10 +155,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 in.skipBytes(skip);
                 discarding -= skip;
                 if (discarding > 0) {
+                    waiting();
                     return;
                 }
+                partial = false;
             }
             if (in.readableBytes() < 4) {
+                if (in.isReadable()) {
+                    waiting();
+                } else {
+                    partial = false;
+                }
                 return;
             }
             int start = in.readerIndex();
@@ -132,6 +176,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             if (length + 4 > maxFrameSize) {
                 if (in.readableBytes() < FrameLayout.HEADER_SIZE) {
+                    waiting();
                     return; // wait for the request id, so the sender can be answered
                 }
                 long requestId = in.getLong(start + FrameLayout.REQUEST_ID_OFFSET);
@@ -142,9 +187,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             if (in.readableBytes() < length + 4) {
                 pendingFrame = length + 4;
+                waiting();
                 return;
             }
             pendingFrame = 0;
+            partial = false;
             int frameLength = (int) length;
             int expected = in.getInt(start + FrameLayout.CRC_OFFSET);
             int actual = FrameLayout.crc(in, start + FrameLayout.REQUEST_ID_OFFSET, frameLength - 4);

@@ -14,11 +14,13 @@ import java.util.zip.CRC32C;
  *   0     4          6          8
  *   +-----+----------+----------+
  *   |BSLT | version  | word     |     client: word = 0 (reserved)
- *   |magic| u16      | u16      |     server: version it speaks, word = 0 accepted, 1 refused
- *   +-----+----------+----------+
+ *   |magic| u16      | u16      |     server: version it speaks, word = 0 accepted, 1 refused,
+ *   +-----+----------+----------+             2 busy
  * </pre>
  * A server that does not speak the client's version answers with the version it does speak and
- * word 1, then closes the connection; the client reports both versions.
+ * word 1, then closes the connection; the client reports both versions. A server that has as many
+ * connections as it accepts answers word 2 and closes. A server reads no frame sent on a
+ * connection it refused, even one sent with the handshake.
  *
  * <h2>Frame</h2>
  * Every request and every response is one frame. All integers are big-endian.
@@ -61,6 +63,8 @@ public final class FrameLayout {
     public static final int HANDSHAKE_SIZE = 8;
     public static final int HANDSHAKE_ACCEPTED = 0;
     public static final int HANDSHAKE_REFUSED = 1;
+    /** The server has as many connections as it accepts; a client may try again later. */
+    public static final int HANDSHAKE_BUSY = 2;
 
     public static final int LENGTH_OFFSET = 0;
     public static final int CRC_OFFSET = 4;

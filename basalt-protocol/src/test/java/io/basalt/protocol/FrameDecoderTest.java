@@ -162,15 +162,23 @@ class FrameDecoderTest {
         Spec spec = new Spec(42, OpCode.GET, Status.OK, false, new byte[] {1, 2, 3, 4, 5});
         ByteBuf frame = encode(spec);
         int size = frame.readableBytes();
+        assertThat(decoder.partialSince()).isEqualTo(FrameDecoder.NOT_PARTIAL);
+        long since = 0;
         for (int i = 0; i < size - 1; i++) {
             assertThat(feed(frame.readRetainedSlice(1))).as("after %d of %d bytes", i + 1, size).isEmpty();
             assertThat(decoder.partial()).isTrue();
+            if (i == 0) {
+                since = decoder.partialSince();
+            }
+            // Issue #17: the frame's clock runs from its first byte; later bytes do not restart it.
+            assertThat(decoder.partialSince()).as("after %d of %d bytes", i + 1, size).isEqualTo(since);
         }
         List<Object> out = feed(frame.readRetainedSlice(1));
         frame.release();
         assertThat(out).hasSize(1);
         assertDecodes((Frame) out.getFirst(), spec);
         assertThat(decoder.partial()).isFalse();
+        assertThat(decoder.partialSince()).isEqualTo(FrameDecoder.NOT_PARTIAL);
     }
 
     /**

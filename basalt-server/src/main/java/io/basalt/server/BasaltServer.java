@@ -8,9 +8,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -31,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * accepted; requests that arrive afterwards are answered "shutting down"; requests in flight get
  * up to {@link ServerConfig#shutdownGrace()} to finish; then each connection sends what it has
  * pending and closes, and the handler closes (the engine flushes its memtables).
+ *
+ * <p>What one client can take (issue #17): at most {@link ServerConfig#maxConnections()}
+ * connections are served at once, the rest answered "busy" at their handshake; each connection
+ * has at most {@link ServerConfig#maxInFlightPerConnection()} requests executing, and is not read
+ * while its responses queue past {@link ServerConfig#outboundHighWaterBytes()} (see
+ * {@link ServerConnection}).
  */
 public final class BasaltServer implements AutoCloseable {
 
@@ -45,6 +52,12 @@ public final class BasaltServer implements AutoCloseable {
     private final Channel listener;
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong inFlight = new AtomicLong();
+    /** Connections holding one of the {@link ServerConfig#maxConnections()} places. */
+    private final AtomicInteger admitted = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
+    /** When the next refusal may be logged: a flood of them logs one line per interval. */
+    private final AtomicLong nextRefusalLog = new AtomicLong(System.nanoTime());
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final Object drained = new Object();
     private volatile boolean shuttingDown;
     private boolean closed;
@@ -58,17 +71,21 @@ public final class BasaltServer implements AutoCloseable {
         ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        config.outboundLowWaterBytes(), config.outboundHighWaterBytes()))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (config.flushConsolidation()) {
                             ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
                         }
+                        boolean admit = admit();
+                        if (admit) {
+                            ch.closeFuture().addListener(_ -> admitted.decrementAndGet());
+                        }
                         FrameDecoder decoder = new FrameDecoder(config.maxFrameSize());
-                        ch.pipeline().addLast(new IdleStateHandler(config.frameTimeout().toNanos(), 0, 0,
-                                TimeUnit.NANOSECONDS));
                         ch.pipeline().addLast(decoder);
-                        ch.pipeline().addLast(new ServerConnection(BasaltServer.this, ch, decoder, config));
+                        ch.pipeline().addLast(new ServerConnection(BasaltServer.this, ch, decoder, config, admit));
                     }
                 });
         try {
@@ -120,9 +137,35 @@ public final class BasaltServer implements AutoCloseable {
         return shuttingDown;
     }
 
-    /** Connections open now. */
+    /** Connections open now, refused ones still closing included. */
     public int connections() {
         return connections.size();
+    }
+
+    /** Connections refused so far because {@link ServerConfig#maxConnections()} were open. */
+    public long refusedConnections() {
+        return refused.get();
+    }
+
+    /** Takes one of the {@link ServerConfig#maxConnections()} places; false when none is free. */
+    private boolean admit() {
+        for (int n = admitted.get(); n < config.maxConnections(); n = admitted.get()) {
+            if (admitted.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts a connection refused at its handshake, and logs it (a flood: one line per interval). */
+    void refused(String peer) {
+        long n = refused.incrementAndGet();
+        long next = nextRefusalLog.get();
+        long now = System.nanoTime();
+        if (now - next >= 0 && nextRefusalLog.compareAndSet(next, now + REFUSAL_LOG_INTERVAL_NANOS)) {
+            LOG.warn("refused a connection from {}: {} connections are open, the most this server serves"
+                    + " (maxConnections); {} refused since it started", peer, config.maxConnections(), n);
+        }
     }
 
     /** Requests received and not yet answered. */

@@ -31,22 +31,33 @@ import java.util.TreeSet;
  * @param linger how long a group of responses may wait for more (default 0)
  * @param flushConsolidation put Netty's FlushConsolidationHandler first in each pipeline
  * @param ioThreads Netty event-loop threads (default: available processors)
- * @param frameTimeout how long a connection may sit with half a frame (or no handshake) before it
- *     is closed (default 30 s)
+ * @param frameTimeout how long a frame may take to arrive whole, from its first byte, and a new
+ *     connection's handshake from the accept, before the connection is closed (default 30 s)
  * @param scannerLease how long a scanner may sit idle before it is closed (default 60 s)
  * @param scanTimeLimit how long one scan request may look for rows before it answers with what it
  *     has, possibly nothing (a heartbeat), so a selective scan never runs into the client's
  *     request timeout (default 5 s)
- * @param shutdownGrace how long shutdown waits for requests in flight (default 30 s)
+ * @param shutdownGrace how long shutdown waits for requests in flight (default 30 s); after it they
+ *     are abandoned, their connections closed, and the store closed
+ * @param maxConnections the most connections served at once (default 1024); a connection beyond it
+ *     is answered "busy" at its handshake and closed
+ * @param maxInFlightPerConnection the most requests of one connection being executed at once
+ *     (default 1024); at the limit the server stops reading the connection until one finishes
+ * @param outboundHighWaterBytes bytes of responses queued for one connection at which the server
+ *     stops reading its requests (default 8 MiB)
+ * @param outboundLowWaterBytes bytes of queued responses under which it reads them again (default
+ *     4 MiB)
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
                            int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
-                           Duration shutdownGrace) {
+                           Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
+                           int outboundHighWaterBytes, int outboundLowWaterBytes) {
 
     private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
-            "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis");
+            "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
+            "outboundHighWaterBytes", "outboundLowWaterBytes");
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -72,6 +83,14 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         }
         if (frameTimeout.isZero() || scannerLease.isZero() || scanTimeLimit.isZero()) {
             throw new IllegalArgumentException("frameTimeout, scannerLease and scanTimeLimit must be positive");
+        }
+        if (maxConnections < 1 || maxInFlightPerConnection < 1) {
+            throw new IllegalArgumentException("maxConnections (" + maxConnections + ") and maxInFlightPerConnection ("
+                    + maxInFlightPerConnection + ") must be at least 1");
+        }
+        if (outboundLowWaterBytes < 1 || outboundLowWaterBytes > outboundHighWaterBytes) {
+            throw new IllegalArgumentException("outboundLowWaterBytes " + outboundLowWaterBytes + " must be at least 1"
+                    + " and at most outboundHighWaterBytes " + outboundHighWaterBytes);
         }
     }
 
@@ -100,6 +119,10 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.scannerLease = scannerLease;
         b.scanTimeLimit = scanTimeLimit;
         b.shutdownGrace = shutdownGrace;
+        b.maxConnections = maxConnections;
+        b.maxInFlightPerConnection = maxInFlightPerConnection;
+        b.outboundHighWaterBytes = outboundHighWaterBytes;
+        b.outboundLowWaterBytes = outboundLowWaterBytes;
         return b;
     }
 
@@ -107,7 +130,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * Applies a properties file over this configuration. Keys: {@code host, port, data, durability
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
      * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
-     * shutdownGraceMillis}.
+     * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
+     * outboundLowWaterBytes}.
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
      */
@@ -174,6 +198,10 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private Duration scannerLease = Duration.ofSeconds(60);
         private Duration scanTimeLimit = Duration.ofSeconds(5);
         private Duration shutdownGrace = Duration.ofSeconds(30);
+        private int maxConnections = 1024;
+        private int maxInFlightPerConnection = 1024;
+        private int outboundHighWaterBytes = 8 << 20;
+        private int outboundLowWaterBytes = 4 << 20;
 
         private Builder() {}
 
@@ -193,6 +221,10 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "scannerLeaseMillis" -> scannerLease(Duration.ofMillis(Long.parseLong(v)));
                 case "scanTimeLimitMillis" -> scanTimeLimit(Duration.ofMillis(Long.parseLong(v)));
                 case "shutdownGraceMillis" -> shutdownGrace(Duration.ofMillis(Long.parseLong(v)));
+                case "maxConnections" -> maxConnections(Integer.parseInt(v));
+                case "maxInFlightPerConnection" -> maxInFlightPerConnection(Integer.parseInt(v));
+                case "outboundHighWaterBytes" -> outboundHighWaterBytes(Integer.parseInt(v));
+                case "outboundLowWaterBytes" -> outboundLowWaterBytes(Integer.parseInt(v));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }
@@ -267,9 +299,30 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        public Builder maxConnections(int v) {
+            maxConnections = v;
+            return this;
+        }
+
+        public Builder maxInFlightPerConnection(int v) {
+            maxInFlightPerConnection = v;
+            return this;
+        }
+
+        public Builder outboundHighWaterBytes(int v) {
+            outboundHighWaterBytes = v;
+            return this;
+        }
+
+        public Builder outboundLowWaterBytes(int v) {
+            outboundLowWaterBytes = v;
+            return this;
+        }
+
         public ServerConfig build() {
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
-                    flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace);
+                    flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
+                    maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes);
         }
     }
 }

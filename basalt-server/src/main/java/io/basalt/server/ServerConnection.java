@@ -20,10 +20,15 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +41,30 @@ import org.slf4j.LoggerFactory;
  * a body that does not decode is answered with an error and the connection carries on; a frame
  * over the size limit is discarded unread and answered with an error; a checksum mismatch, a bad
  * handshake or a length below the header size closes the connection, since the stream can no
- * longer be cut into frames with confidence. A connection that sits with half a frame for
- * {@link ServerConfig#frameTimeout()} is closed.
+ * longer be cut into frames with confidence. Frames sent after a handshake the server refused are
+ * never run, not even those that came in the same packet as the handshake.
+ *
+ * <h2>Timeouts</h2>
+ * The handshake must arrive within {@link ServerConfig#frameTimeout()} of the accept, and each
+ * frame within that time of its first byte ({@link FrameDecoder#partialSince()}): a peer that
+ * trickles a frame a byte at a time is closed as surely as one that stops half-way. A connection
+ * with no frame under way may stay idle as long as it likes.
+ *
+ * <h2>Backpressure (issue #17)</h2>
+ * A client that sends requests and never reads the responses must not make the server queue
+ * responses without bound. The server stops reading a connection (Netty's {@code autoRead} off)
+ * while either holds, and reads again once neither does:
+ * <ul>
+ *   <li>its responses are queued past {@link ServerConfig#outboundHighWaterBytes()}: the channel
+ *       is not writable (Netty's write-buffer water marks, which also stop the
+ *       {@link GroupedWriter}'s drain), until they drain below the low-water mark;</li>
+ *   <li>it has {@link ServerConfig#maxInFlightPerConnection()} requests executing. Frames of a
+ *       read already made when the limit is reached wait here, decoded, and start as requests
+ *       finish; a read is at most one receive buffer, so they are few.</li>
+ * </ul>
+ * So the memory one connection holds in responses is bounded by the high-water mark plus the
+ * responses of the requests it has executing. While the server has stopped reading, a frame's
+ * clock does not run: its bytes wait in the socket by the server's choice.
  */
 public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
@@ -48,11 +75,29 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final GroupedWriter writer;
     private final FrameDecoder decoder;
     private final String peer;
+    /** Whether this connection holds one of the server's places; one that does not is refused "busy". */
+    private final boolean admitted;
+    private final int maxInFlight;
+    private final long frameTimeoutNanos;
+    /** Requests started and not yet answered. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
-    ServerConnection(BasaltServer server, Channel channel, FrameDecoder decoder, ServerConfig config) {
+    // Event loop only.
+    /** Decoded frames waiting for a request to finish ({@link #maxInFlight} were executing). */
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+    private boolean accepted;
+    private boolean handshakeSeen;
+    private long openedAt;
+    private ScheduledFuture<?> clock;
+
+    ServerConnection(BasaltServer server, Channel channel, FrameDecoder decoder, ServerConfig config,
+                     boolean admitted) {
         this.server = server;
         this.channel = channel;
         this.decoder = decoder;
+        this.admitted = admitted;
+        this.maxInFlight = config.maxInFlightPerConnection();
+        this.frameTimeoutNanos = config.frameTimeout().toNanos();
         this.writer = new GroupedWriter(channel, config.writeMode(), config.groupingThreshold(),
                 config.linger().toNanos());
         this.peer = String.valueOf(channel.remoteAddress());
@@ -85,7 +130,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             fail(requestId, op, e);
             return;
         }
-        server.requestDone();
+        finished();
     }
 
     /** Sends an error response for {@code failure}, choosing the status from its type. */
@@ -107,7 +152,24 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             Messages.writeError(buf, message, args);
             FrameLayout.finish(buf, start);
         });
+        finished();
+    }
+
+    private void started() {
+        inFlight.incrementAndGet();
+        server.requestStarted();
+    }
+
+    /** A request was answered: one fewer executing; the first below the limit lets waiting frames start. */
+    private void finished() {
         server.requestDone();
+        if (inFlight.decrementAndGet() == maxInFlight - 1 && channel.isActive()) {
+            try {
+                channel.eventLoop().execute(this::startWaiting);
+            } catch (RejectedExecutionException e) {
+                // the event loop has stopped: the connection is gone, nothing waits
+            }
+        }
     }
 
     static Throwable unwrap(Throwable t) {
@@ -150,13 +212,29 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         server.opened(this);
+        openedAt = System.nanoTime();
+        long period = Math.clamp(frameTimeoutNanos / 4, TimeUnit.MILLISECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(1));
+        clock = ctx.executor().scheduleAtFixedRate(this::checkFrameTimeout, period, period, TimeUnit.NANOSECONDS);
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Handshake h) {
+            handshake(ctx, h);
+        } else if (!accepted) {
+            ReferenceCountUtil.release(msg); // after a refused handshake: never run
+        } else if (!waiting.isEmpty() || inFlight.get() >= maxInFlight) {
+            waiting.add(msg);
+            updateReading();
+        } else {
+            start(msg);
+        }
+    }
+
+    /** Starts the request a decoded frame carries (releasing the frame). */
+    private void start(Object msg) {
         switch (msg) {
-            case Handshake h -> handshake(ctx, h);
             case Frame f -> {
                 try {
                     request(f);
@@ -165,7 +243,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             case FrameDecoder.TooLargeFrame t -> {
-                server.requestStarted();
+                started();
                 error(t.requestId(), t.opCode(), Status.FRAME_TOO_LARGE, "request frame of " + t.length()
                         + " bytes is over the server's limit of " + server.config().maxFrameSize() + " bytes; it was"
                         + " discarded unread", List.of());
@@ -174,20 +252,76 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void handshake(ChannelHandlerContext ctx, Handshake h) {
-        ByteBuf reply = ctx.alloc().buffer(FrameLayout.HANDSHAKE_SIZE);
-        if (h.version() != FrameLayout.VERSION) {
-            FrameLayout.writeHandshake(reply, FrameLayout.VERSION, FrameLayout.HANDSHAKE_REFUSED);
-            LOG.info("refused {}: it speaks protocol version {}, this server {}", peer, h.version(), FrameLayout.VERSION);
-            ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+    /** On the event loop, once a request finished: starts waiting frames while there is room. */
+    private void startWaiting() {
+        while (!waiting.isEmpty() && inFlight.get() < maxInFlight && channel.isActive()) {
+            start(waiting.poll());
+        }
+        updateReading();
+    }
+
+    /**
+     * Reads the connection only while it has room for more requests and its responses are not
+     * queued past the high-water mark (the class comment says why). A frame partly read when
+     * reading stops has its clock restarted when reading resumes.
+     */
+    private void updateReading() {
+        if (!accepted) {
             return;
         }
-        FrameLayout.writeHandshake(reply, FrameLayout.VERSION, FrameLayout.HANDSHAKE_ACCEPTED);
-        ctx.writeAndFlush(reply);
+        boolean read = waiting.isEmpty() && inFlight.get() < maxInFlight && channel.isWritable();
+        if (channel.config().isAutoRead() != read) {
+            if (read) {
+                decoder.restartPartialClock();
+            }
+            channel.config().setAutoRead(read);
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, Handshake h) {
+        handshakeSeen = true;
+        ByteBuf reply = ctx.alloc().buffer(FrameLayout.HANDSHAKE_SIZE);
+        int word = !admitted ? FrameLayout.HANDSHAKE_BUSY
+                : h.version() != FrameLayout.VERSION ? FrameLayout.HANDSHAKE_REFUSED : FrameLayout.HANDSHAKE_ACCEPTED;
+        FrameLayout.writeHandshake(reply, FrameLayout.VERSION, word);
+        if (word == FrameLayout.HANDSHAKE_ACCEPTED) {
+            accepted = true;
+            ctx.writeAndFlush(reply);
+            return;
+        }
+        if (word == FrameLayout.HANDSHAKE_BUSY) {
+            server.refused(peer);
+        } else {
+            LOG.info("refused {}: it speaks protocol version {}, this server {}", peer, h.version(), FrameLayout.VERSION);
+        }
+        channel.config().setAutoRead(false);
+        ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * Closes a connection whose handshake has not arrived within the frame timeout of the accept,
+     * or whose frame under way began longer ago than that. Not while the server has stopped
+     * reading: then the bytes wait by its choice.
+     */
+    private void checkFrameTimeout() {
+        long now = System.nanoTime();
+        if (!handshakeSeen) {
+            if (now - openedAt > frameTimeoutNanos) {
+                LOG.info("closing {}: no handshake within {} ms", peer, TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos));
+                channel.close();
+            }
+            return;
+        }
+        long since = decoder.partialSince();
+        if (since != FrameDecoder.NOT_PARTIAL && channel.config().isAutoRead() && now - since > frameTimeoutNanos) {
+            LOG.info("closing {}: a frame begun {} ms ago has not arrived whole (frame timeout {} ms)", peer,
+                    TimeUnit.NANOSECONDS.toMillis(now - since), TimeUnit.NANOSECONDS.toMillis(frameTimeoutNanos));
+            channel.close();
+        }
     }
 
     private void request(Frame f) {
-        server.requestStarted();
+        started();
         OpCode op = f.op();
         if (f.response() || f.statusCode() != 0) {
             error(f.requestId(), f.opCode(), Status.MALFORMED_REQUEST, "a request must have neither the response flag"
@@ -210,19 +344,9 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent && decoder.partial()) {
-            LOG.info("closing {}: half a frame has waited longer than {} ms", peer,
-                    server.config().frameTimeout().toMillis());
-            ctx.close();
-            return;
-        }
-        ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         writer.writabilityChanged();
+        updateReading();
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -240,6 +364,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (clock != null) {
+            clock.cancel(false);
+        }
+        for (Object msg; (msg = waiting.poll()) != null; ) {
+            ReferenceCountUtil.release(msg);
+        }
         writer.close();
         server.closed(this);
         ctx.fireChannelInactive();

@@ -2,6 +2,10 @@ package io.basalt.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.Get;
+import io.basalt.client.Put;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.net.Messages;
 import io.basalt.protocol.FrameLayout;
@@ -15,12 +19,17 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What one connection gets for bad input: an error and carry on, or a close; and the frame timeout. */
+/**
+ * What one connection gets for bad input: an error and carry on, or a close; the frame timeout,
+ * measured from the handshake's or frame's first byte; and a refused handshake.
+ */
 class ServerConnectionTest {
 
     private static final int MAX_FRAME = 64 * 1024;
@@ -110,6 +119,92 @@ class ServerConnectionTest {
         try (RawClient c = new RawClient(server.address().getPort())) {
             c.send(new byte[] {'B', 'S'});
             assertThat(c.awaitClosedByServer()).isTrue();
+        }
+    }
+
+    /** Issue #17: a connection that never says anything is not held forever. */
+    @Test
+    void aConnectionThatSendsNoHandshakeIsClosedAfterTheFrameTimeout() throws IOException {
+        try (RawClient c = new RawClient(server.address().getPort())) {
+            assertThat(c.awaitClosedByServer()).isTrue();
+        }
+    }
+
+    /**
+     * Sends {@code bytes} one at a time, each well inside the frame timeout after the one before,
+     * until the server closes the connection; returns how many were sent by then.
+     */
+    private static int trickleUntilClosed(RawClient c, byte[] bytes) throws Exception {
+        AtomicInteger sent = new AtomicInteger();
+        Thread trickler = Thread.ofVirtual().start(() -> {
+            try {
+                for (byte b : bytes) {
+                    c.send(new byte[] {b});
+                    sent.incrementAndGet();
+                    Thread.sleep(40);
+                }
+            } catch (IOException | InterruptedException e) {
+                // closed by the server: what the test waits for
+            }
+        });
+        assertThat(c.awaitClosedByServer()).as("the server closed the trickling connection").isTrue();
+        int when = sent.get();
+        trickler.interrupt();
+        trickler.join();
+        return when;
+    }
+
+    /**
+     * Issue #17: the frame timeout runs from a frame's first byte. A frame trickled a byte every
+     * 40 ms (each byte resetting an idle timer of 300 ms) is closed long before it is whole.
+     */
+    @Test
+    void aFrameTrickledAByteAtATimeIsClosedAFrameTimeoutAfterItsFirstByte() throws Exception {
+        byte[] frame = RawClient.frame(1, OpCode.PING.code(), new byte[0]);
+        byte[] longFrame = RawClient.frame(2, OpCode.GET.code(), new byte[200]); // 8 s at a byte per 40 ms
+        try (RawClient c = connect()) {
+            c.send(frame);
+            assertPong(c, 1);
+            assertThat(trickleUntilClosed(c, longFrame)).as("bytes of a %d-byte frame sent", longFrame.length)
+                    .isLessThan(longFrame.length);
+        }
+        byte[] handshake = RawClient.handshakeBytes(FrameLayout.VERSION);
+        byte[] slowHandshake = new byte[handshake.length + 200];
+        System.arraycopy(handshake, 0, slowHandshake, 0, handshake.length);
+        try (RawClient c = new RawClient(server.address().getPort())) {
+            assertThat(trickleUntilClosed(c, slowHandshake)).isLessThan(slowHandshake.length);
+        }
+    }
+
+    /**
+     * Issue #17: a PUT sent in the same write as a handshake the server refuses is never run,
+     * though the server had read it with the handshake.
+     */
+    @Test
+    void aPutPipelinedAfterARefusedHandshakeIsNotApplied() throws Exception {
+        int port = server.address().getPort();
+        try (Connection good = Basalt.connect("basalt://127.0.0.1:" + port)) {
+            good.admin().createTable(TableDescriptor.of("t", "f")).get(30, TimeUnit.SECONDS);
+            ByteBuf body = Unpooled.buffer();
+            Wire.writeString(body, "t");
+            Messages.writeMutation(body, Put.of("sneaked").addColumn("f", "q", "v"));
+            byte[] put = RawClient.frame(1, OpCode.PUT.code(), ByteBufUtil.getBytes(body));
+            byte[] hello = RawClient.handshakeBytes(FrameLayout.VERSION + 1);
+            byte[] both = new byte[hello.length + put.length];
+            System.arraycopy(hello, 0, both, 0, hello.length);
+            System.arraycopy(put, 0, both, hello.length, put.length);
+            try (RawClient c = new RawClient(port)) {
+                c.send(both);
+                assertThat(c.readHandshake()).containsExactly(FrameLayout.MAGIC, FrameLayout.VERSION,
+                        FrameLayout.HANDSHAKE_REFUSED);
+                assertThat(c.awaitClosedByServer()).isTrue();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.inFlight() > 0 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(5); // a PUT that was started (the old code's) has finished by the check below
+            }
+            assertThat(good.table("t").get(Get.of("sneaked")).get(30, TimeUnit.SECONDS).isEmpty())
+                    .as("the pipelined PUT was not applied").isTrue();
         }
     }
 

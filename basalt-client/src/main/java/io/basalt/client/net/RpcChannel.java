@@ -153,8 +153,11 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
 
     private void handshake(ChannelHandlerContext ctx, Handshake h) {
         if (h.word() != FrameLayout.HANDSHAKE_ACCEPTED || h.version() != FrameLayout.VERSION) {
-            BasaltException refused = new ConnectionClosedException("server " + server + " refused the handshake: it"
-                    + " speaks protocol version " + h.version() + ", this client " + FrameLayout.VERSION);
+            BasaltException refused = new ConnectionClosedException(h.word() == FrameLayout.HANDSHAKE_BUSY
+                    ? "server " + server + " refused the connection: it has as many connections as it accepts"
+                    + " (its maxConnections)"
+                    : "server " + server + " refused the handshake: it speaks protocol version " + h.version()
+                    + ", this client " + FrameLayout.VERSION);
             ready.completeExceptionally(refused);
             closed = refused;
             ctx.close();
