@@ -16,10 +16,23 @@ import java.util.Objects;
  *     (default {@link WalCorruptionPolicy#REFUSE})
  * @param compactionTrigger files per family that start a compaction (default 4)
  * @param writeStallFiles files per family at which writers wait for compaction (default 20)
+ * @param maxWalSize bytes of write-ahead log past which the table holding the oldest unflushed
+ *     write is flushed, so that one rarely written table cannot keep every later log segment
+ *     (and the time to replay them) growing without bound: HBase's {@code maxlogs}, RocksDB's
+ *     {@code max_total_wal_size} (default 1 GiB, at least {@code walSegmentSize})
+ * @param memtableMemoryLimit bytes all tables' memtables may hold together before writers wait
+ *     for flushes, as HBase's global memstore limit (default 40% of the JVM's maximum heap, at
+ *     least twice {@code memtableFlushSize})
+ * @param backgroundRetries how often a failed flush or compaction is retried, with a backoff that
+ *     doubles from {@code backgroundRetryBackoff}, before the store gives up and goes read-only
+ *     (default 5)
+ * @param backgroundRetryBackoff the first retry's delay (default 1 s; 1, 2, 4, 8, 16 s with the
+ *     default retries, about half a minute in all)
  */
 public record StoreOptions(Durability durability, Duration asyncSyncInterval, long memtableFlushSize,
                            long walSegmentSize, long blockCacheSize, WalCorruptionPolicy walCorruption,
-                           int compactionTrigger, int writeStallFiles) {
+                           int compactionTrigger, int writeStallFiles, long maxWalSize, long memtableMemoryLimit,
+                           int backgroundRetries, Duration backgroundRetryBackoff) {
 
     /** What opening a store does when a log record before the end fails its checksum. */
     public enum WalCorruptionPolicy {
@@ -52,40 +65,87 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
             throw new IllegalArgumentException("writeStallFiles " + writeStallFiles
                     + " must exceed compactionTrigger " + compactionTrigger);
         }
+        if (maxWalSize < walSegmentSize) {
+            throw new IllegalArgumentException("maxWalSize " + maxWalSize + " is below walSegmentSize "
+                    + walSegmentSize);
+        }
+        if (memtableMemoryLimit < memtableFlushSize) {
+            throw new IllegalArgumentException("memtableMemoryLimit " + memtableMemoryLimit
+                    + " is below memtableFlushSize " + memtableFlushSize);
+        }
+        if (backgroundRetries < 0) {
+            throw new IllegalArgumentException("backgroundRetries " + backgroundRetries + " is negative");
+        }
+        Objects.requireNonNull(backgroundRetryBackoff, "backgroundRetryBackoff");
+        if (backgroundRetryBackoff.isNegative() || backgroundRetryBackoff.isZero()) {
+            throw new IllegalArgumentException("backgroundRetryBackoff must be positive, not " + backgroundRetryBackoff);
+        }
+    }
+
+    /** The default {@link #memtableMemoryLimit}: 40% of the maximum heap, at least twice {@code flushSize}. */
+    static long defaultMemtableMemoryLimit(long flushSize) {
+        return Math.max(2 * flushSize, Runtime.getRuntime().maxMemory() / 5 * 2);
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(Durability.SYNC, Duration.ofSeconds(1), 64L << 20, 64L << 20, 256L << 20,
-                WalCorruptionPolicy.REFUSE, 4, 20);
+                WalCorruptionPolicy.REFUSE, 4, 20, 1L << 30, defaultMemtableMemoryLimit(64L << 20), 5,
+                Duration.ofSeconds(1));
     }
 
     public StoreOptions withDurability(Durability value) {
         return new StoreOptions(value, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
-                walCorruption, compactionTrigger, writeStallFiles);
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff);
     }
 
+    /** Sets the flush size, raising {@link #memtableMemoryLimit} to twice it when it was lower. */
     public StoreOptions withMemtableFlushSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, bytes, walSegmentSize, blockCacheSize,
-                walCorruption, compactionTrigger, writeStallFiles);
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize,
+                Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff);
     }
 
+    /** Sets the segment size, raising {@link #maxWalSize} to it when it was lower. */
     public StoreOptions withWalSegmentSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, bytes, blockCacheSize,
-                walCorruption, compactionTrigger, writeStallFiles);
+                walCorruption, compactionTrigger, writeStallFiles, Math.max(maxWalSize, bytes), memtableMemoryLimit,
+                backgroundRetries, backgroundRetryBackoff);
     }
 
     public StoreOptions withBlockCacheSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, bytes,
-                walCorruption, compactionTrigger, writeStallFiles);
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff);
     }
 
     public StoreOptions withWalCorruption(WalCorruptionPolicy policy) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
-                policy, compactionTrigger, writeStallFiles);
+                policy, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff);
     }
 
     public StoreOptions withCompaction(int trigger, int stallFiles) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
-                walCorruption, trigger, stallFiles);
+                walCorruption, trigger, stallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff);
+    }
+
+    public StoreOptions withMaxWalSize(long bytes) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, bytes, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff);
+    }
+
+    public StoreOptions withMemtableMemoryLimit(long bytes) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, bytes, backgroundRetries,
+                backgroundRetryBackoff);
+    }
+
+    public StoreOptions withBackgroundRetries(int retries, Duration firstBackoff) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, retries,
+                firstBackoff);
     }
 }

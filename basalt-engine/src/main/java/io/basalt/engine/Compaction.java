@@ -3,9 +3,9 @@ package io.basalt.engine;
 import io.basalt.bytes.Bytes;
 import io.basalt.cell.EncodedCell;
 import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.StoreReadOnlyException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +106,25 @@ final class Compaction {
         return List.copyOf(files.subList(cheapest, cheapest + window));
     }
 
+    /** Lets go of an output that did not commit, deleting its file unless {@code keep}. */
+    private void discard(SSTableReader output, Path path, boolean keep, Exception failure) {
+        if (output != null) {
+            if (!keep) {
+                output.markObsolete();
+            }
+            output.release();
+        }
+        if (!keep) {
+            try {
+                store.disk().delete(path);
+            } catch (IOException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+    }
+
     void run() throws IOException {
         for (SSTableReader input : inputs) {
             if (!input.retain()) {
@@ -117,13 +136,15 @@ final class Compaction {
         long expected = inputs.stream().mapToLong(SSTableReader::entries).sum();
         long number = store.manifest().reserveFileNumber();
         Path path = store.sstablePath(region.id(), family.name(), number);
-        Files.createDirectories(path.getParent());
+        store.ensureDirectory(path.getParent());
         long kept = 0;
         long dropped = 0;
         SSTableReader output = null;
+        boolean committed = false;
+        boolean keepOutput = false;
         List<InternalIterator> sources = new ArrayList<>();
         inputs.forEach(f -> sources.add(f.newIterator()));
-        try (SSTableWriter writer = new SSTableWriter(path, family, expected);
+        try (SSTableWriter writer = new SSTableWriter(path, family, expected, store.disk(), Disk.Purpose.COMPACTION);
              MergingIterator merged = new MergingIterator(sources)) {
             Visibility visibility = new Visibility(readPoint, family, now);
             MemorySegment row = null;
@@ -150,8 +171,8 @@ final class Compaction {
             List<ManifestEdit.Change> changes = new ArrayList<>();
             if (kept > 0) {
                 SSTableWriter.Info info = writer.finish();
-                Fsync.directory(path.getParent());
-                output = SSTableReader.open(number, path, store.blockCache());
+                store.disk().syncDirectory(path.getParent());
+                output = SSTableReader.open(number, path, store.blockCache(), store.disk());
                 changes.add(new ManifestEdit.AddFile(region.id(), family.name(), new ManifestEdit.FileMeta(number,
                         info.fileSize(), info.entries(), info.maxSequence(), info.firstKey(), info.lastKey())));
             }
@@ -159,16 +180,25 @@ final class Compaction {
                 changes.add(new ManifestEdit.RemoveFile(region.id(), family.name(), input.fileNumber()));
             }
             changes.add(new ManifestEdit.NextFile(store.manifest().nextFileNumber()));
-            store.manifest().apply(new ManifestEdit(changes));
-        } catch (IOException | RuntimeException e) {
-            if (output != null) {
-                output.release();
+            SSTableReader published = output;
+            try {
+                committed = store.commitCompaction(region, new ManifestEdit(changes),
+                        () -> region.compacted(family.name(), inputs, published));
+            } catch (StoreReadOnlyException e) {
+                keepOutput = true; // the manifest's state is unknown: the next open may list the output
+                throw e;
             }
+        } catch (IOException | RuntimeException e) {
+            discard(output, path, keepOutput, e);
             throw e;
         } finally {
             inputs.forEach(SSTableReader::release);
         }
-        region.compacted(family.name(), inputs, output);
+        if (!committed) {
+            discard(output, path, false, null);
+            LOG.debug("Table {} was dropped while compacting {}; discarded the output", region.name(), family.name());
+            return;
+        }
         LOG.debug("Compacted {} files of {}:{} into {} ({} cells kept, {} dropped)", inputs.size(), region.name(),
                 family.name(), output == null ? "nothing" : path.getFileName(), kept, dropped);
     }

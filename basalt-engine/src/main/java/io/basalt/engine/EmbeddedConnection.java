@@ -103,20 +103,12 @@ final class EmbeddedConnection implements Connection {
 
         @Override
         public CompletableFuture<Void> flush(String name) {
-            return call(() -> {
-                store.flush(store.region(name));
-                return null;
-            });
+            return call(() -> store.region(name)).thenCompose(store::flushAsync);
         }
 
         @Override
         public CompletableFuture<Void> compact(String name) {
-            return call(() -> {
-                Region region = store.region(name);
-                store.flush(region);
-                store.compact(region, true);
-                return null;
-            });
+            return call(() -> store.region(name)).thenCompose(store::compactAsync);
         }
     }
 }

@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,34 +56,54 @@ final class Manifest implements Closeable {
     private final Path directory;
     private final Path path;
     private final long rewriteSize;
-    private FileChannel channel;
-    private long size;
+    private final Disk disk;
+    /**
+     * Writes every edit and snapshot, so that no caller's interrupt can close the file under it
+     * (an interrupted {@code FileChannel} is closed for good) and a caller that gives up waiting
+     * cannot leave half an edit behind.
+     */
+    private final java.util.concurrent.ExecutorService writer = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().name("basalt-manifest").daemon().unstarted(r));
+    /** Guarded by this; written on the writer thread only. */
+    private Disk.WritableFile file;
+    /** Why the manifest can take no more edits, once an edit's outcome on disk is unknown. */
+    private volatile IOException broken;
 
     private final Map<Integer, TableEntry> tables = new HashMap<>();
     private long nextFileNumber = 1;
     private int nextTableId = 1;
 
-    private Manifest(Path directory, long rewriteSize) {
+    private Manifest(Path directory, long rewriteSize, Disk disk) {
         this.directory = directory;
         this.path = directory.resolve(FILE);
         this.rewriteSize = rewriteSize;
+        this.disk = disk;
     }
 
     /** Reads the manifest of {@code directory}, or starts an empty one. */
     static Manifest open(Path directory) throws IOException {
-        return open(directory, REWRITE_SIZE);
+        return open(directory, REWRITE_SIZE, LocalDisk.INSTANCE);
     }
 
     /** {@link #open(Path)} with the size past which the log is rewritten as a snapshot. */
     static Manifest open(Path directory, long rewriteSize) throws IOException {
-        Manifest manifest = new Manifest(directory, rewriteSize);
-        Files.deleteIfExists(directory.resolve(FILE + ".tmp"));
-        if (Files.exists(manifest.path)) {
-            manifest.load();
-            manifest.channel = FileChannel.open(manifest.path, StandardOpenOption.WRITE);
-            manifest.channel.position(manifest.size);
-        } else {
-            manifest.writeSnapshot();
+        return open(directory, rewriteSize, LocalDisk.INSTANCE);
+    }
+
+    /** {@link #open(Path, long)} through {@code disk}. */
+    static Manifest open(Path directory, long rewriteSize, Disk disk) throws IOException {
+        Manifest manifest = new Manifest(directory, rewriteSize, disk);
+        try {
+            disk.delete(directory.resolve(FILE + ".tmp"));
+            if (Files.exists(manifest.path)) {
+                manifest.load();
+                manifest.file = disk.append(manifest.path, Disk.Purpose.MANIFEST);
+            } else {
+                manifest.writeSnapshot();
+            }
+        } catch (IOException | RuntimeException e) {
+            manifest.writer.shutdownNow();
+            throw e;
         }
         return manifest;
     }
@@ -112,34 +131,106 @@ final class Manifest implements Closeable {
             validEnd = end.validEnd();
         }
         if (validEnd < Files.size(path)) {
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
-                ch.truncate(validEnd);
-                ch.force(true);
+            try (Disk.WritableFile cut = disk.append(path, Disk.Purpose.MANIFEST)) {
+                cut.truncate(validEnd);
             }
         }
-        size = validEnd;
     }
 
     /**
      * Appends and forces an edit, then applies it to the state.
      *
+     * <p>When the append or the force fails, the edit did not happen: the manifest rolls to a
+     * fresh snapshot of the state before it (written beside, forced, renamed over the old file),
+     * so that half an edit left in the old file can neither break the next open nor come back,
+     * and the caller gets the I/O error. Only when that roll fails too is the edit's fate
+     * unknown; the manifest then takes no more edits ({@link ManifestBrokenException}) until the
+     * store is reopened, and the caller must keep every file the edit named, since the next open
+     * may find it applied.
+     *
      * @throws IllegalArgumentException when the edit names a table or family that does not exist;
      *     nothing is written then
+     * @throws ManifestBrokenException when the edit may or may not be on disk
+     * @throws IOException when the edit is certainly not on disk
      */
-    synchronized void apply(ManifestEdit edit) throws IOException {
+    void apply(ManifestEdit edit) throws IOException {
+        IOException failed = broken;
+        if (failed != null) {
+            throw new ManifestBrokenException("the manifest " + path + " takes no edits since an earlier one failed: "
+                    + failed.getMessage(), failed);
+        }
+        java.util.concurrent.Future<?> done = writer.submit(() -> {
+            applyOnWriter(edit);
+            return null;
+        });
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    done.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the edit runs to its end either way; its outcome is the caller's
+                } catch (java.util.concurrent.ExecutionException e) {
+                    switch (e.getCause()) {
+                        case IOException io -> throw io;
+                        case RuntimeException re -> throw re;
+                        case Error error -> throw error;
+                        default -> throw new IOException(e.getCause());
+                    }
+                }
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("the manifest " + path + " is closed");
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private synchronized void applyOnWriter(ManifestEdit edit) throws IOException {
+        IOException failed = broken;
+        if (failed != null) {
+            throw new ManifestBrokenException("the manifest " + path + " takes no edits since an earlier one failed: "
+                    + failed.getMessage(), failed);
+        }
         check(edit);
         byte[] payload = edit.encode();
         byte[] framed = new byte[RecordLogLayout.RECORD_HEADER_SIZE + payload.length];
         RecordLogLayout.frame(payload, payload.length, MemorySegment.ofArray(framed), 0);
-        ByteBuffer buffer = ByteBuffer.wrap(framed);
-        while (buffer.hasRemaining()) {
-            channel.write(buffer);
+        try {
+            file.write(ByteBuffer.wrap(framed));
+            file.force();
+        } catch (IOException | RuntimeException e) {
+            rollAfter(e);
+            if (broken != null) {
+                throw new ManifestBrokenException("a manifest edit failed (" + e.getMessage() + ") and its outcome on"
+                        + " disk is unknown: " + broken.getMessage(), e);
+            }
+            throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
         }
-        channel.force(false);
-        size += framed.length;
         replay(edit);
-        if (size > rewriteSize) {
+        if (file.size() > rewriteSize) {
+            try {
+                writeSnapshot();
+            } catch (IOException e) {
+                // The edit is durable in the old file; a snapshot that did not get in place changes nothing.
+                LOG.warn("Could not rewrite the manifest {} as a snapshot; it keeps growing: {}", path, e.toString());
+            }
+        }
+    }
+
+    /** After a failed append: replaces the file by a snapshot of the state, or gives up edits. */
+    private void rollAfter(Exception cause) {
+        try {
             writeSnapshot();
+            LOG.warn("A manifest edit failed ({}); rolled {} to a fresh snapshot without it", cause.toString(), path);
+        } catch (IOException | RuntimeException e) {
+            e.addSuppressed(cause);
+            broken = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+            LOG.error("A manifest edit failed and so did rolling {} to a fresh snapshot; the manifest takes no more"
+                    + " edits until the store is reopened", path, e);
         }
     }
 
@@ -208,7 +299,12 @@ final class Manifest implements Closeable {
         return files;
     }
 
-    /** Replaces the log with one record that recreates the current state. */
+    /**
+     * Replaces the log with one record that recreates the current state: written beside, forced,
+     * renamed over the file, and the directory forced. A failure before the rename leaves the old
+     * file in use; a failure after it (the rename may not be durable) breaks the manifest, since
+     * edits appended to the new file could vanish with the rename.
+     */
     private void writeSnapshot() throws IOException {
         List<ManifestEdit.Change> changes = new ArrayList<>();
         changes.add(new ManifestEdit.NextFile(nextFileNumber));
@@ -221,26 +317,39 @@ final class Manifest implements Closeable {
         }
         byte[] payload = new ManifestEdit(changes).encode();
         byte[] header = RecordLogLayout.header(MAGIC);
-        byte[] file = new byte[header.length + RecordLogLayout.RECORD_HEADER_SIZE + payload.length];
-        System.arraycopy(header, 0, file, 0, header.length);
-        RecordLogLayout.frame(payload, payload.length, MemorySegment.ofArray(file), header.length);
+        byte[] bytes = new byte[header.length + RecordLogLayout.RECORD_HEADER_SIZE + payload.length];
+        System.arraycopy(header, 0, bytes, 0, header.length);
+        RecordLogLayout.frame(payload, payload.length, MemorySegment.ofArray(bytes), header.length);
         Path tmp = directory.resolve(FILE + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(file);
-            while (buffer.hasRemaining()) {
-                ch.write(buffer);
+        disk.delete(tmp);
+        try (Disk.WritableFile out = disk.create(tmp, Disk.Purpose.MANIFEST)) {
+            out.write(ByteBuffer.wrap(bytes));
+            out.force();
+        } catch (IOException | RuntimeException e) {
+            try {
+                disk.delete(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
             }
-            ch.force(true);
+            throw e;
         }
-        if (channel != null) {
-            channel.close();
+        disk.replace(tmp, path);
+        Disk.WritableFile previous = file;
+        try {
+            disk.syncDirectory(directory);
+            file = disk.append(path, Disk.Purpose.MANIFEST);
+        } catch (IOException | RuntimeException e) {
+            broken = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+            throw e;
+        } finally {
+            if (previous != null) {
+                try {
+                    previous.close();
+                } catch (IOException e) {
+                    LOG.debug("Closing the replaced manifest: {}", e.toString());
+                }
+            }
         }
-        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Fsync.directory(directory);
-        channel = FileChannel.open(path, StandardOpenOption.WRITE);
-        channel.position(file.length);
-        size = file.length;
     }
 
     synchronized Map<Integer, TableEntry> tables() {
@@ -266,7 +375,19 @@ final class Manifest implements Closeable {
     }
 
     @Override
-    public synchronized void close() throws IOException {
-        channel.close();
+    public void close() throws IOException {
+        writer.shutdown();
+        try {
+            if (!writer.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                writer.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            if (file != null) {
+                file.close();
+            }
+        }
     }
 }

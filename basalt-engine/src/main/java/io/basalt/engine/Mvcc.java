@@ -32,6 +32,8 @@ final class Mvcc {
 
     private final ArrayDeque<Write> inFlight = new ArrayDeque<>();
     private volatile long readPoint;
+    /** Threads in {@link #awaitReadPoint}; guarded by this. */
+    private int waiting;
 
     Mvcc(long readPoint) {
         this.readPoint = readPoint;
@@ -40,6 +42,41 @@ final class Mvcc {
     /** The sequence number up to which everything is visible. */
     long readPoint() {
         return readPoint;
+    }
+
+    /**
+     * Waits until every write up to {@code sequence} is visible (so durable), or {@code giveUp}
+     * says it never will be. A flush waits so before it writes a memtable out: an SSTable must
+     * hold no write whose log record could still fail.
+     *
+     * @return whether the read point reached {@code sequence}
+     */
+    boolean awaitReadPoint(long sequence, java.util.function.BooleanSupplier giveUp) {
+        boolean interrupted = false;
+        try {
+            while (readPoint < sequence) {
+                if (giveUp.getAsBoolean()) { // outside the monitor: it may take other locks
+                    return false;
+                }
+                synchronized (this) {
+                    waiting++;
+                    try {
+                        if (readPoint < sequence) {
+                            wait(50); // timed: giveUp is checked even when nothing completes any more
+                        }
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } finally {
+                        waiting--;
+                    }
+                }
+            }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Registers a write; sequence numbers must arrive in increasing order. */
@@ -86,6 +123,9 @@ final class Mvcc {
             }
             if (point != readPoint) {
                 readPoint = point;
+                if (waiting > 0) {
+                    notifyAll();
+                }
             }
         }
         if (visible != null) {

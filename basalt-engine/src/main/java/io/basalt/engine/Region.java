@@ -63,6 +63,10 @@ final class Region {
     final Object flushLock = new Object();
     /** Held by whoever compacts this region. */
     final Object compactionLock = new Object();
+    /** Flush attempts that failed in a row (flusher thread). */
+    volatile int flushFailures;
+    /** Compaction attempts that failed in a row (compactor thread). */
+    volatile int compactionFailures;
 
     Region(int id, TableDescriptor descriptor, Store store, Map<String, List<SSTableReader>> files) {
         this.id = id;
@@ -217,8 +221,14 @@ final class Region {
                     return;
                 }
                 appended = store.wal().append(id, cells, true);
-                target = view.active();
-                target.addAll(cells, appended.sequence());
+                try {
+                    target = view.active();
+                    target.addAll(cells, appended.sequence());
+                } catch (Throwable t) {
+                    RuntimeException failed = store.writeFailedAfterLogging(name(), appended.sequence(), t);
+                    futures.forEach(f -> f.completeExceptionally(failed));
+                    return;
+                }
             }
         } catch (RuntimeException e) {
             futures.forEach(f -> f.completeExceptionally(e));
@@ -277,9 +287,13 @@ final class Region {
                 return CompletableFuture.completedFuture(outcome);
             }
             appended = store.wal().append(id, cells, wake);
-            target = view.active();
-            for (Cell cell : cells) {
-                target.add(cell, appended.sequence());
+            try {
+                target = view.active();
+                for (Cell cell : cells) {
+                    target.add(cell, appended.sequence());
+                }
+            } catch (Throwable t) {
+                return CompletableFuture.failedFuture(store.writeFailedAfterLogging(name(), appended.sequence(), t));
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -714,6 +728,20 @@ final class Region {
             oldest = Math.min(oldest, m.smallestSequence());
         }
         return oldest;
+    }
+
+    /** Bytes held by the region's memtables, the frozen ones included. */
+    long memtableBytes() {
+        View v = view;
+        long bytes = v.active().bytes();
+        for (MemTable m : v.flushing()) {
+            bytes += m.bytes();
+        }
+        return bytes;
+    }
+
+    boolean isDropped() {
+        return dropped;
     }
 
     /** Marks the region dropped: operations fail with {@link TableNotFoundException}. */

@@ -8,10 +8,8 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,7 +33,7 @@ final class SSTableReader {
 
     private final long fileNumber;
     private final Path path;
-    private final FileChannel channel;
+    private final Disk.ReadableFile file;
     private final BlockCache cache;
     /** The last key of each data block, encoded ({@link io.basalt.cell.CellLayout#keyBytes}). */
     private final byte[][] lastKeys;
@@ -52,12 +50,12 @@ final class SSTableReader {
     private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
 
-    private SSTableReader(long fileNumber, Path path, FileChannel channel, BlockCache cache) throws IOException {
+    private SSTableReader(long fileNumber, Path path, Disk.ReadableFile file, BlockCache cache) throws IOException {
         this.fileNumber = fileNumber;
         this.path = path;
-        this.channel = channel;
+        this.file = file;
         this.cache = cache;
-        this.fileSize = channel.size();
+        this.fileSize = file.size();
         if (fileSize < SSTableLayout.FOOTER_SIZE) {
             throw new CorruptFileException(path, 0, "file of " + fileSize + " bytes is shorter than the "
                     + SSTableLayout.FOOTER_SIZE + "-byte footer");
@@ -143,14 +141,19 @@ final class SSTableReader {
     }
 
     /** Opens the SSTable at {@code path}, checking its footer, index, meta and bloom blocks. */
-    static SSTableReader open(long fileNumber, Path path, BlockCache cache) throws IOException {
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+    static SSTableReader open(long fileNumber, Path path, BlockCache cache, Disk disk) throws IOException {
+        Disk.ReadableFile file = disk.open(path);
         try {
-            return new SSTableReader(fileNumber, path, channel, cache);
+            return new SSTableReader(fileNumber, path, file, cache);
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            file.close();
             throw e;
         }
+    }
+
+    /** {@link #open(long, Path, BlockCache, Disk)} on the local disk. */
+    static SSTableReader open(long fileNumber, Path path, BlockCache cache) throws IOException {
+        return open(fileNumber, path, cache, LocalDisk.INSTANCE);
     }
 
     private void checkRange(long offset, long size, long end, String what) {
@@ -172,11 +175,10 @@ final class SSTableReader {
 
     private byte[] readFully(long position, int length) throws IOException {
         ByteBuffer buffer = ByteBuffer.allocate(length);
-        while (buffer.hasRemaining()) {
-            int n = channel.read(buffer, position + buffer.position());
-            if (n < 0) {
-                throw new CorruptFileException(path, position, "file ends inside a block");
-            }
+        try {
+            file.read(buffer, position);
+        } catch (java.io.EOFException e) {
+            throw new CorruptFileException(path, position, "file ends inside a block");
         }
         return buffer.array();
     }
@@ -343,7 +345,7 @@ final class SSTableReader {
         int n = references.decrementAndGet();
         if (n == 0) {
             try {
-                channel.close();
+                file.close();
                 cache.evictFile(this);
                 if (obsolete) {
                     Files.deleteIfExists(path);

@@ -9,9 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Compressor;
@@ -29,7 +27,7 @@ final class SSTableWriter implements AutoCloseable {
     private static final LZ4Compressor LZ4 = LZ4Factory.safeInstance().fastCompressor();
 
     private final Path path;
-    private final FileChannel channel;
+    private final Disk.WritableFile file;
     private final int blockSize;
     private final Compression compression;
     private final BloomFilter bloom;
@@ -49,9 +47,15 @@ final class SSTableWriter implements AutoCloseable {
     private byte[] firstKey;
     private boolean finished;
 
+    /** A writer on the local disk. */
     SSTableWriter(Path path, FamilyDescriptor family, long expectedRows) throws IOException {
+        this(path, family, expectedRows, LocalDisk.INSTANCE, Disk.Purpose.FLUSH);
+    }
+
+    SSTableWriter(Path path, FamilyDescriptor family, long expectedRows, Disk disk, Disk.Purpose purpose)
+            throws IOException {
         this.path = path;
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.file = disk.create(path, purpose);
         this.blockSize = family.blockSize();
         this.compression = family.compression();
         this.bloom = family.bloomFilter() ? BloomFilter.forKeys(Math.max(1, expectedRows)) : null;
@@ -162,10 +166,8 @@ final class SSTableWriter implements AutoCloseable {
     }
 
     private void write(byte[] bytes, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, length);
-        while (buffer.hasRemaining()) {
-            offset += channel.write(buffer);
-        }
+        file.write(ByteBuffer.wrap(bytes, 0, length));
+        offset += length;
     }
 
     /** Writes the meta, bloom and index blocks and the footer, and forces the file. */
@@ -208,8 +210,8 @@ final class SSTableWriter implements AutoCloseable {
         f.set(RecordLogLayout.U32, SSTableLayout.FOOTER_CRC, RecordLogLayout.crc(f, 0, SSTableLayout.FOOTER_CRC_COVERS));
         f.set(RecordLogLayout.U64, SSTableLayout.FOOTER_MAGIC, SSTableLayout.MAGIC);
         write(footer, footer.length);
-        channel.force(true);
-        channel.close();
+        file.force();
+        file.close();
         finished = true;
         return new Info(entries, maxSequence, first, lastKey, offset);
     }
@@ -218,8 +220,11 @@ final class SSTableWriter implements AutoCloseable {
     @Override
     public void close() throws IOException {
         if (!finished) {
-            channel.close();
-            java.nio.file.Files.deleteIfExists(path);
+            try {
+                file.close();
+            } finally {
+                java.nio.file.Files.deleteIfExists(path);
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TableExistsException;
+import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableNotFoundException;
 import java.io.Closeable;
 import java.io.IOException;
@@ -21,9 +22,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
@@ -43,23 +47,48 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Opening</b> reads the manifest, opens every live SSTable (checking footers and indexes),
  * deletes files the manifest does not list (left by a crash mid-flush or mid-compaction), then
- * replays the log records that are not yet in SSTables into memtables.
+ * replays the log records that are not yet in SSTables into memtables. A directory that holds
+ * data but no manifest is refused: opening it as a new store would delete every SSTable as an
+ * orphan.
  *
- * <p><b>Background work.</b> One thread flushes memtables, one compacts. A failed flush or
- * compaction is logged and makes the store refuse further writes with an error that says why
- * (the data stays safe in the log; reopening retries). Writers stall, with a log line, when a
- * family has {@link StoreOptions#writeStallFiles()} files or two memtables are already waiting for
- * a flush; a stall longer than {@link #STALL_LIMIT_MILLIS} fails the write with an error.
+ * <p><b>Background work.</b> One thread flushes memtables, one compacts; admin flushes and
+ * compactions run there too, so a caller's interrupt cannot break them half way. A flush writes
+ * the region's frozen memtables oldest first and only once every write in one is durable, so no
+ * flushed-up-to mark ever passes a memtable that is not in an SSTable, and no SSTable holds a
+ * write whose log record could still fail. A failed flush or compaction leaves everything where
+ * it was (the memtable stays where reads and the log protect it) and is retried with a doubling
+ * backoff ({@link StoreOptions#backgroundRetries()}); when it keeps failing, the store goes
+ * read-only.
+ *
+ * <p><b>Read-only.</b> A failed log write or force, a manifest whose edit's outcome is unknown, an
+ * {@code Error} on the write path, or a flush or compaction that kept failing makes the store
+ * read-only: reads go on, every write and every admin operation that writes fails fast with a
+ * {@link StoreReadOnlyException} naming the cause, and closing writes nothing more. Reopening,
+ * after the cause is fixed, replays the log.
+ *
+ * <p><b>Stalls.</b> Writers wait, with a log line, when a family has {@link
+ * StoreOptions#writeStallFiles()} files, when two memtables of the region are waiting for a flush,
+ * or when all memtables together hold {@link StoreOptions#memtableMemoryLimit()} bytes; a stall
+ * longer than {@link #STALL_LIMIT_MILLIS} fails the write with an error that says why.
  */
 final class Store implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Store.class);
     static final long STALL_LIMIT_MILLIS = 60_000;
     private static final int MAX_FLUSHING = 2;
+    private static final long MAX_RETRY_BACKOFF_MILLIS = 60_000;
+    /**
+     * Directories open in this process. A second open of one is refused before it touches the
+     * lock file: closing a second channel on that file would drop the process's POSIX lock, which
+     * the first open still relies on to keep other processes out.
+     */
+    private static final Set<Path> OPEN_HERE = ConcurrentHashMap.newKeySet();
 
     private final Path directory;
+    private final Path lockKey;
     private final StoreOptions options;
     private final LongSupplier clock;
+    private final Disk disk;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Manifest manifest;
@@ -69,42 +98,62 @@ final class Store implements Closeable {
     private final WriteAheadLog wal;
     private final RegionLocks locks;
     private final Map<String, Region> regions = new ConcurrentHashMap<>();
-    private final ExecutorService flusher = Executors.newSingleThreadExecutor(daemon("basalt-flusher"));
-    private final ExecutorService compactor = Executors.newSingleThreadExecutor(daemon("basalt-compactor"));
+    private final ScheduledExecutorService flusher = background("basalt-flusher");
+    private final ScheduledExecutorService compactor = background("basalt-compactor");
     private final Set<Region> flushRequested = ConcurrentHashMap.newKeySet();
     private final Set<Region> compactionRequested = ConcurrentHashMap.newKeySet();
+    /** Directories made durable since this open ({@link #ensureDirectory}). */
+    private final Set<Path> durableDirectories = ConcurrentHashMap.newKeySet();
+    /** Taken for catalog changes and for committing a flush or compaction, so a drop never races one. */
+    private final Object catalog = new Object();
     private final Object room = new Object();
-    private volatile BasaltException backgroundFailure;
+    private volatile StoreReadOnlyException readOnly;
     private volatile boolean closed;
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> Thread.ofPlatform().name(name).daemon().unstarted(runnable);
+    private static ScheduledExecutorService background(String name) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
+                runnable -> Thread.ofPlatform().name(name).daemon().unstarted(runnable));
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return executor;
     }
 
-    private Store(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks) throws IOException {
+    private Store(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk)
+            throws IOException {
         this.directory = directory;
         this.options = options;
         this.clock = clock;
         this.locks = locks;
-        Files.createDirectories(directory);
-        this.lockChannel = FileChannel.open(directory.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock taken;
+        this.disk = disk;
+        disk.createDirectories(directory, directory.toAbsolutePath().getParent());
+        this.lockKey = directory.toRealPath();
+        if (!OPEN_HERE.add(lockKey)) {
+            throw new BasaltException("the store in " + directory + " is already open in this process; close it"
+                    + " there first");
+        }
+        FileChannel lockFile = null;
+        FileLock taken = null;
         try {
-            taken = lockChannel.tryLock();
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            taken = null;
+            lockFile = FileChannel.open(directory.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            taken = lockFile.tryLock();
+            if (taken == null) {
+                throw new BasaltException("the store in " + directory + " is open in another process; close it"
+                        + " there first");
+            }
+        } catch (IOException | RuntimeException e) {
+            if (lockFile != null) {
+                lockFile.close();
+            }
+            OPEN_HERE.remove(lockKey);
+            throw e;
         }
-        if (taken == null) {
-            lockChannel.close();
-            throw new BasaltException("the store in " + directory + " is open in another process (or elsewhere in this"
-                    + " one); close it there first");
-        }
+        this.lockChannel = lockFile;
         this.lock = taken;
         this.blockCache = new BlockCache(options.blockCacheSize(), "block-cache " + directory);
         boolean ok = false;
         Manifest opened = null;
         try {
-            opened = Manifest.open(directory);
+            refuseDataWithoutManifest();
+            opened = Manifest.open(directory, Manifest.REWRITE_SIZE, disk);
             this.manifest = opened;
             Map<Integer, Region> byId = new HashMap<>();
             Set<Path> live = new HashSet<>();
@@ -119,7 +168,7 @@ final class Store implements Closeable {
                         if (!Files.exists(path)) {
                             throw new CorruptFileException(path, 0, "SSTable listed in the manifest is missing");
                         }
-                        readers.add(SSTableReader.open(meta.fileNumber(), path, blockCache));
+                        readers.add(SSTableReader.open(meta.fileNumber(), path, blockCache, disk));
                         live.add(path);
                     }
                     files.put(family.getKey(), readers);
@@ -139,7 +188,7 @@ final class Store implements Closeable {
                             region.replay(entry.cells(), entry.sequence());
                             replayed[0]++;
                         }
-                    });
+                    }, disk);
             // The log may hold no record at all (a flush retired every older segment): sequence
             // numbers then continue from the highest the manifest knows, never from zero, or
             // everything already in SSTables would be invisible and new writes would reuse numbers.
@@ -155,7 +204,18 @@ final class Store implements Closeable {
             log = new WriteAheadLog.Replayed(lastSequence, log.segments(), log.nextSegmentId());
             this.mvcc = new Mvcc(lastSequence);
             this.readPoints = new ReadPoints(mvcc::readPoint);
-            this.wal = WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log);
+            this.wal = WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log, disk,
+                    new WriteAheadLog.Listener() {
+                        @Override
+                        public void failed(StoreReadOnlyException failure) {
+                            goReadOnly("the write-ahead log", failure);
+                        }
+
+                        @Override
+                        public void rolled() {
+                            walRolled();
+                        }
+                    });
             LOG.info("Opened store {}: {} tables, {} log records replayed, last sequence {}", directory,
                     regions.size(), replayed[0], lastSequence);
             ok = true;
@@ -167,16 +227,49 @@ final class Store implements Closeable {
                 if (opened != null) {
                     opened.close();
                 }
+                flusher.shutdownNow();
+                compactor.shutdownNow();
                 blockCache.close();
                 lock.release();
                 lockChannel.close();
+                OPEN_HERE.remove(lockKey);
             }
         }
     }
 
-    /** Opens (creating) the store in {@code directory}. */
+    /**
+     * Refuses a directory that has log segments or SSTables but no manifest (deleted by hand, or
+     * restored without it): taken for a new store, its SSTables would be deleted as orphans.
+     */
+    private void refuseDataWithoutManifest() throws IOException {
+        if (Files.exists(directory.resolve(Manifest.FILE))) {
+            return;
+        }
+        for (Path dir : List.of(directory.resolve("wal"), tablesDir())) {
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(dir)) {
+                var data = walk.filter(Files::isRegularFile).findFirst();
+                if (data.isPresent()) {
+                    throw new BasaltException("the store in " + directory + " has data (" + data.get()
+                            + ") but no " + Manifest.FILE + "; refusing to open it, since opening would delete its"
+                            + " SSTables as orphans. Restore the " + Manifest.FILE + " file, or move the data away to"
+                            + " start a new store");
+                }
+            }
+        }
+    }
+
+    /** Opens (creating) the store in {@code directory} on the local disk. */
     static Store open(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks) throws IOException {
-        return new Store(directory, options, clock, locks);
+        return open(directory, options, clock, locks, LocalDisk.INSTANCE);
+    }
+
+    /** Opens (creating) the store in {@code directory}, every file operation going through {@code disk}. */
+    static Store open(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk)
+            throws IOException {
+        return new Store(directory, options, clock, locks, disk);
     }
 
     private Path tablesDir() {
@@ -253,6 +346,10 @@ final class Store implements Closeable {
         return blockCache;
     }
 
+    Disk disk() {
+        return disk;
+    }
+
     Path directory() {
         return directory;
     }
@@ -263,35 +360,56 @@ final class Store implements Closeable {
         }
     }
 
+    /** Fails with {@link StoreReadOnlyException} once the store has gone read-only. */
     void checkWritable() {
         checkOpen();
-        BasaltException failure = backgroundFailure;
-        if (failure != null) {
-            throw new BasaltException("the store refuses writes since a background task failed: " + failure.getMessage()
-                    + "; no acknowledged write is lost, reopen the store to recover", failure);
+        StoreReadOnlyException cause = readOnly;
+        if (cause != null) {
+            throw new StoreReadOnlyException(cause.reason(), cause);
         }
+    }
+
+    /** Why the store is read-only, or {@code null} while it takes writes. */
+    StoreReadOnlyException readOnly() {
+        return readOnly;
     }
 
     // ------------------------------------------------------------------ catalog
 
-    synchronized void createTable(TableDescriptor table) throws IOException {
-        checkWritable();
-        if (regions.containsKey(table.name())) {
-            throw new TableExistsException(table.name());
+    void createTable(TableDescriptor table) throws IOException {
+        synchronized (catalog) {
+            checkWritable();
+            if (regions.containsKey(table.name())) {
+                throw new TableExistsException(table.name());
+            }
+            int id = manifest.reserveTableId();
+            try {
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.CreateTable(id, table),
+                        new ManifestEdit.NextTable(id + 1))));
+            } catch (ManifestBrokenException e) {
+                throw goReadOnly("creating table " + table.name(), e);
+            }
+            regions.put(table.name(), new Region(id, table, this, Map.of()));
         }
-        int id = manifest.reserveTableId();
-        manifest.apply(new ManifestEdit(List.of(new ManifestEdit.CreateTable(id, table),
-                new ManifestEdit.NextTable(id + 1))));
-        regions.put(table.name(), new Region(id, table, this, Map.of()));
     }
 
-    synchronized void dropTable(String name) throws IOException {
-        checkWritable();
-        Region region = region(name);
-        region.drop();
-        manifest.apply(new ManifestEdit(List.of(new ManifestEdit.DropTable(region.id()))));
-        regions.remove(name);
-        region.close(true);
+    /**
+     * Drops a table. Under the catalog lock, so a flush or compaction of it either committed
+     * before (its files go with the table) or sees the drop and discards what it wrote.
+     */
+    void dropTable(String name) throws IOException {
+        synchronized (catalog) {
+            checkWritable();
+            Region region = region(name);
+            try {
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.DropTable(region.id()))));
+            } catch (ManifestBrokenException e) {
+                throw goReadOnly("dropping table " + name, e);
+            }
+            region.drop();
+            regions.remove(name);
+            region.close(true);
+        }
         retireWal();
     }
 
@@ -314,77 +432,179 @@ final class Store implements Closeable {
 
     /** Queues a flush of {@code region} on the flusher thread (once, however often asked). */
     void requestFlush(Region region) {
-        if (flushRequested.add(region) && !closed) {
-            flusher.execute(() -> {
-                flushRequested.remove(region);
-                try {
-                    flush(region);
-                } catch (IOException | RuntimeException e) {
-                    background("flush of table " + region.name(), e);
-                }
-            });
+        if (flushRequested.add(region)) {
+            submitFlush(region, true, 0);
         }
     }
 
-    /** Writes the region's active memtable to SSTables, one per family, and records them. */
-    void flush(Region region) throws IOException {
+    /** Queues a flush attempt after {@code delayMillis}; the {@code attempt}th retry when above 0. */
+    private void submitFlush(Region region, boolean freeze, int attempt) {
+        long delay = attempt == 0 ? 0 : backoffMillis(attempt);
+        try {
+            flusher.schedule(() -> {
+                flushRequested.remove(region);
+                try {
+                    flush(region, freeze);
+                    region.flushFailures = 0;
+                } catch (IOException | RuntimeException e) {
+                    retry("flush of table " + region.name(), region, ++region.flushFailures, e,
+                            next -> submitFlush(region, false, next));
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            flushRequested.remove(region); // closed: the log holds what was not flushed
+        }
+    }
+
+    /**
+     * Flushes the region on the flusher thread; the future completes when its memtables are in
+     * SSTables, or with why not (the memtables then stay, and a retry is queued). The flush runs
+     * to its end however the caller's thread fares.
+     */
+    CompletableFuture<Void> flushAsync(Region region) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            flusher.execute(() -> {
+                try {
+                    flush(region, true);
+                    region.flushFailures = 0;
+                    done.complete(null);
+                } catch (IOException | RuntimeException e) {
+                    done.completeExceptionally(e);
+                    if (!region.view().flushing().isEmpty()) {
+                        retry("flush of table " + region.name(), region, ++region.flushFailures, e,
+                                next -> submitFlush(region, false, next));
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new BasaltException("the store in " + directory + " is closed"));
+        }
+        return done;
+    }
+
+    /**
+     * Writes the region's frozen memtables (after freezing the active one, when {@code freeze}) to
+     * SSTables, oldest first, one file per family each. Flusher thread only. A memtable whose
+     * flush fails stays frozen, where reads and the log still cover it, and stops the ones after
+     * it: flushing a later memtable first would record a flushed-up-to sequence beyond the one
+     * left behind, and replay would skip its writes.
+     */
+    void flush(Region region, boolean freeze) throws IOException {
         synchronized (region.flushLock) {
-            MemTable frozen = region.freeze();
-            if (frozen == null) {
+            if (region.isDropped()) {
                 return;
             }
-            Map<String, SSTableWriter> writers = new LinkedHashMap<>();
-            Map<String, SSTableReader> readers = new LinkedHashMap<>();
-            List<ManifestEdit.Change> changes = new ArrayList<>();
-            try {
-                var entries = frozen.iterator();
-                while (entries.hasNext()) {
-                    MemTable.Entry entry = entries.next();
-                    String family = new String(entry.cell().familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                    SSTableWriter writer = writers.get(family);
-                    if (writer == null) {
-                        FamilyDescriptor descriptor = region.family(family);
-                        long number = manifest.reserveFileNumber();
-                        Path path = sstablePath(region.id(), family, number);
-                        Files.createDirectories(path.getParent());
-                        writer = new SSTableWriter(path, descriptor, frozen.size());
-                        writers.put(family, writer);
-                    }
-                    writer.add(entry.cell(), entry.sequence());
-                }
-                for (var e : writers.entrySet()) {
-                    SSTableWriter writer = e.getValue();
-                    SSTableWriter.Info info = writer.finish();
-                    long number = fileNumber(writer.path());
-                    changes.add(new ManifestEdit.AddFile(region.id(), e.getKey(), new ManifestEdit.FileMeta(number,
-                            info.fileSize(), info.entries(), info.maxSequence(), info.firstKey(), info.lastKey())));
-                    readers.put(e.getKey(), SSTableReader.open(number, writer.path(), blockCache));
-                }
-                for (SSTableWriter writer : writers.values()) {
-                    Fsync.directory(writer.path().getParent());
-                }
-                changes.add(new ManifestEdit.Flushed(region.id(), frozen.largestSequence()));
-                changes.add(new ManifestEdit.NextFile(manifest.nextFileNumber()));
-                manifest.apply(new ManifestEdit(changes));
-            } catch (IOException | RuntimeException e) {
-                for (SSTableWriter writer : writers.values()) {
-                    try {
-                        writer.close();
-                    } catch (IOException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
-                readers.values().forEach(SSTableReader::release);
-                throw e;
+            if (freeze && !region.view().active().isEmpty()) {
+                checkWritable();
+                region.freeze();
             }
-            region.flushed(frozen, readers);
-            LOG.debug("Flushed {} cells of table {} into {} files", frozen.size(), region.name(), readers.size());
+            while (true) {
+                List<MemTable> flushing = region.view().flushing();
+                if (flushing.isEmpty() || region.isDropped()) {
+                    break;
+                }
+                writeOut(region, flushing.getFirst());
+            }
         }
         synchronized (room) {
             room.notifyAll();
         }
         retireWal();
         requestCompaction(region, false);
+    }
+
+    /** Writes one frozen memtable to SSTables and commits them (see {@link #flush}). */
+    private void writeOut(Region region, MemTable frozen) throws IOException {
+        checkWritable();
+        if (!mvcc.awaitReadPoint(frozen.largestSequence(), () -> wal.failure() != null || readOnly != null)) {
+            checkWritable();
+            throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
+                    + region.name() + " was durable");
+        }
+        Map<String, SSTableWriter> writers = new LinkedHashMap<>();
+        Map<String, SSTableReader> readers = new LinkedHashMap<>();
+        boolean keepFiles = false;
+        try {
+            var entries = frozen.iterator();
+            while (entries.hasNext()) {
+                MemTable.Entry entry = entries.next();
+                String family = new String(entry.cell().familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                SSTableWriter writer = writers.get(family);
+                if (writer == null) {
+                    FamilyDescriptor descriptor = region.family(family);
+                    long number = manifest.reserveFileNumber();
+                    Path path = sstablePath(region.id(), family, number);
+                    ensureDirectory(path.getParent());
+                    writer = new SSTableWriter(path, descriptor, frozen.size(), disk, Disk.Purpose.FLUSH);
+                    writers.put(family, writer);
+                }
+                writer.add(entry.cell(), entry.sequence());
+            }
+            List<ManifestEdit.Change> changes = new ArrayList<>();
+            for (var e : writers.entrySet()) {
+                SSTableWriter writer = e.getValue();
+                SSTableWriter.Info info = writer.finish();
+                long number = fileNumber(writer.path());
+                changes.add(new ManifestEdit.AddFile(region.id(), e.getKey(), new ManifestEdit.FileMeta(number,
+                        info.fileSize(), info.entries(), info.maxSequence(), info.firstKey(), info.lastKey())));
+                readers.put(e.getKey(), SSTableReader.open(number, writer.path(), blockCache, disk));
+            }
+            for (SSTableWriter writer : writers.values()) {
+                disk.syncDirectory(writer.path().getParent());
+            }
+            changes.add(new ManifestEdit.Flushed(region.id(), frozen.largestSequence()));
+            changes.add(new ManifestEdit.NextFile(manifest.nextFileNumber()));
+            synchronized (catalog) {
+                if (!region.isDropped()) {
+                    try {
+                        manifest.apply(new ManifestEdit(changes));
+                    } catch (ManifestBrokenException e) {
+                        keepFiles = true; // the next open may find the edit applied
+                        throw goReadOnly("a flush of table " + region.name(), e);
+                    }
+                    region.flushed(frozen, readers);
+                    LOG.debug("Flushed {} cells of table {}", frozen.size(), region.name());
+                    return;
+                }
+            }
+            LOG.debug("Table {} was dropped while its flush ran; discarding what it wrote", region.name());
+            discard(writers, readers, null);
+        } catch (IOException | RuntimeException e) {
+            if (!keepFiles) {
+                discard(writers, readers, e);
+            }
+            throw e;
+        }
+    }
+
+    /** Closes and deletes the files of a flush that did not commit. */
+    private void discard(Map<String, SSTableWriter> writers, Map<String, SSTableReader> readers, Exception failure) {
+        for (SSTableReader reader : readers.values()) {
+            reader.markObsolete();
+            reader.release();
+        }
+        for (SSTableWriter writer : writers.values()) {
+            try {
+                writer.close();
+                disk.delete(writer.path());
+            } catch (IOException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Makes {@code dir} (under the store's directory) exist durably, once per open: a power loss
+     * must not take a table's directory, with the SSTables the manifest lists in it.
+     */
+    void ensureDirectory(Path dir) throws IOException {
+        if (!durableDirectories.contains(dir)) {
+            disk.createDirectories(dir, directory);
+            durableDirectories.add(dir);
+        }
     }
 
     private static long fileNumber(Path path) {
@@ -394,27 +614,90 @@ final class Store implements Closeable {
 
     /** Deletes log segments whose records are all in SSTables. */
     void retireWal() throws IOException {
-        long oldest = Long.MAX_VALUE;
+        wal.retireUpTo(oldestUnflushed() - 1);
+    }
+
+    /** The lowest sequence number not yet in an SSTable, over every table; past the log's last when none. */
+    private long oldestUnflushed() {
+        // A write past the read point may sit between its log append and its memtable insert, in
+        // no memtable yet: its segment must stay too.
+        long oldest = mvcc.readPoint() + 1;
         for (Region region : regions.values()) {
             oldest = Math.min(oldest, region.oldestUnflushedSequence());
         }
-        wal.retireUpTo(oldest == Long.MAX_VALUE ? wal.lastSequence() : oldest - 1);
+        return oldest;
+    }
+
+    /**
+     * Called when the log rolls to a new segment: when the log has grown past {@link
+     * StoreOptions#maxWalSize()}, flushes the table whose unflushed write keeps the oldest segment,
+     * so that one rarely written table cannot pin the log (HBase flushes by {@code maxlogs} the
+     * same way).
+     */
+    void walRolled() {
+        if (wal.totalBytes() <= options.maxWalSize()) {
+            return;
+        }
+        Region oldest = null;
+        long sequence = Long.MAX_VALUE;
+        for (Region region : regions.values()) {
+            long s = region.oldestUnflushedSequence();
+            if (s < sequence) {
+                sequence = s;
+                oldest = region;
+            }
+        }
+        if (oldest != null) {
+            LOG.info("The write-ahead log holds {} bytes (limit {}); flushing table {}, whose write {} keeps its"
+                    + " oldest segment", wal.totalBytes(), options.maxWalSize(), oldest.name(), sequence);
+            requestFlush(oldest);
+        }
     }
 
     // ------------------------------------------------------------------ compaction
 
     /** Queues a compaction check of {@code region} on the compactor thread. */
     void requestCompaction(Region region, boolean major) {
-        if ((major || compactionRequested.add(region)) && !closed) {
-            compactor.execute(() -> {
+        if (major || compactionRequested.add(region)) {
+            submitCompaction(region, major, 0);
+        }
+    }
+
+    private void submitCompaction(Region region, boolean major, int attempt) {
+        try {
+            compactor.schedule(() -> {
                 compactionRequested.remove(region);
                 try {
                     compact(region, major);
+                    region.compactionFailures = 0;
                 } catch (IOException | RuntimeException e) {
-                    background("compaction of table " + region.name(), e);
+                    retry("compaction of table " + region.name(), region, ++region.compactionFailures, e,
+                            next -> submitCompaction(region, major, next));
                 }
-            });
+            }, attempt == 0 ? 0 : backoffMillis(attempt), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            compactionRequested.remove(region);
         }
+    }
+
+    /** Flushes the region, then compacts every family of it into one file, on the compactor thread. */
+    CompletableFuture<Void> compactAsync(Region region) {
+        return flushAsync(region).thenCompose(flushed -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                compactor.execute(() -> {
+                    try {
+                        compact(region, true);
+                        done.complete(null);
+                    } catch (IOException | RuntimeException e) {
+                        done.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                done.completeExceptionally(new BasaltException("the store in " + directory + " is closed"));
+            }
+            return done;
+        });
     }
 
     /**
@@ -424,6 +707,10 @@ final class Store implements Closeable {
     void compact(Region region, boolean major) throws IOException {
         synchronized (region.compactionLock) {
             for (FamilyDescriptor family : region.descriptor().families()) {
+                if (region.isDropped()) {
+                    return;
+                }
+                checkWritable();
                 List<SSTableReader> files = region.view().files().get(family.name());
                 List<SSTableReader> inputs = major ? files : Compaction.select(files, options.compactionTrigger());
                 if (inputs.isEmpty() || (major && files.isEmpty())) {
@@ -437,13 +724,76 @@ final class Store implements Closeable {
         }
     }
 
+    /**
+     * Commits a compaction's edit and publishes its output, unless the table was dropped meanwhile;
+     * returns false then (the caller discards its output).
+     */
+    boolean commitCompaction(Region region, ManifestEdit edit, Runnable publish) throws IOException {
+        synchronized (catalog) {
+            if (region.isDropped()) {
+                return false;
+            }
+            try {
+                manifest.apply(edit);
+            } catch (ManifestBrokenException e) {
+                throw goReadOnly("a compaction of table " + region.name(), e);
+            }
+            publish.run();
+            return true;
+        }
+    }
+
     Manifest manifest() {
         return manifest;
     }
 
     // ------------------------------------------------------------------ stalls and failures
 
-    /** Waits while the region has too many files or memtables waiting; fails after the stall limit. */
+    private long backoffMillis(int attempt) {
+        long first = Math.max(1, options.backgroundRetryBackoff().toMillis());
+        return Math.min(MAX_RETRY_BACKOFF_MILLIS, first << Math.min(20, attempt - 1));
+    }
+
+    /**
+     * After a background task's {@code failures}th failure in a row: queues the next attempt, or,
+     * past {@link StoreOptions#backgroundRetries()}, makes the store read-only.
+     */
+    private void retry(String task, Region region, int failures, Exception e, java.util.function.IntConsumer next) {
+        if (closed || region.isDropped()) {
+            LOG.debug("{} stopped: {}", task, e.toString());
+            return;
+        }
+        if (readOnly != null) {
+            LOG.debug("{} failed while the store is read-only: {}", task, e.toString());
+            return;
+        }
+        if (failures > options.backgroundRetries()) {
+            goReadOnly(task + " failed " + failures + " times in a row", e);
+            return;
+        }
+        LOG.warn("{} failed (attempt {} of {}); retrying in {} ms", task, failures, options.backgroundRetries() + 1,
+                backoffMillis(failures), e);
+        next.accept(failures);
+        synchronized (room) {
+            room.notifyAll();
+        }
+    }
+
+    /** Makes the store read-only for {@code what} (the first cause wins); returns the error to throw. */
+    StoreReadOnlyException goReadOnly(String what, Throwable cause) {
+        StoreReadOnlyException failure = cause instanceof StoreReadOnlyException r ? r
+                : new StoreReadOnlyException(what + " failed: " + cause, cause);
+        synchronized (room) {
+            if (readOnly == null) {
+                readOnly = failure;
+                LOG.error("The store in {} is read-only until reopened: {}", directory, failure.reason(), cause);
+            }
+            room.notifyAll();
+        }
+        return new StoreReadOnlyException(readOnly.reason(), readOnly);
+    }
+
+    /** Waits while the region or the store has no room for writes; fails after the stall limit. */
     void awaitWriteRoom(Region region) {
         long deadline = 0;
         boolean logged = false;
@@ -488,31 +838,48 @@ final class Store implements Closeable {
                         + options.writeStallFiles() + ") waiting for compaction";
             }
         }
+        long total = 0;
+        Region largest = null;
+        long largestBytes = -1;
+        for (Region r : regions.values()) {
+            long bytes = r.memtableBytes();
+            total += bytes;
+            if (bytes > largestBytes) {
+                largest = r;
+                largestBytes = bytes;
+            }
+        }
+        if (total >= options.memtableMemoryLimit()) {
+            if (largest != null) {
+                requestFlush(largest);
+            }
+            return "the memtables of all tables hold " + total + " bytes (memtableMemoryLimit "
+                    + options.memtableMemoryLimit() + "); waiting for flushes";
+        }
         return null;
     }
 
-    private void background(String task, Exception e) {
-        if (closed) {
-            LOG.debug("{} stopped by close: {}", task, e.toString());
-            return;
+    /**
+     * Fails the store after a write was logged but could not be applied (an {@code Error} between
+     * the append and the memtable): the log is failed before the record can be acknowledged, and
+     * the store goes read-only. Returns the error for the write's caller.
+     */
+    StoreReadOnlyException writeFailedAfterLogging(String table, long sequence, Throwable cause) {
+        boolean stopped = wal.failBeforeSync(sequence, cause);
+        StoreReadOnlyException failure = goReadOnly("applying a write to table " + table, cause);
+        if (stopped) {
+            return failure;
         }
-        LOG.error("Background {} failed; the store refuses writes until reopened", task, e);
-        backgroundFailure = new BasaltException(task + " failed: " + e.getMessage(), e);
-        synchronized (room) {
-            room.notifyAll();
-        }
-    }
-
-    /** The failure of a background task, if one failed. */
-    BasaltException backgroundFailure() {
-        return backgroundFailure;
+        return new StoreReadOnlyException(failure.reason() + "; this write's log record had already gone to the"
+                + " disk, so it will be visible once the store is reopened", failure);
     }
 
     // ------------------------------------------------------------------ closing
 
     /**
-     * Flushes every table, stops background work and the log, and releases the directory. Writes
-     * racing the close fail with an error; none is left unanswered.
+     * Flushes every table (unless the store is read-only: then the log keeps what is not in
+     * SSTables), stops background work and the log, and releases the directory. Writes racing the
+     * close fail with an error; none is left unanswered.
      */
     @Override
     public synchronized void close() throws IOException {
@@ -520,14 +887,17 @@ final class Store implements Closeable {
             return;
         }
         IOException failure = null;
-        try {
-            if (backgroundFailure == null) {
-                for (Region region : regions.values()) {
-                    flush(region);
+        if (readOnly == null) {
+            for (Region region : regions.values()) {
+                try {
+                    flushAsync(region).join();
+                } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                    Throwable cause = e.getCause() == null ? e : e.getCause();
+                    failure = addTo(failure, new IOException("flushing table " + region.name() + " while closing: "
+                            + cause.getMessage() + " (the log keeps its writes; they are replayed on reopening)",
+                            cause));
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            failure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
         }
         closed = true;
         shutdown(flusher);
@@ -546,8 +916,12 @@ final class Store implements Closeable {
             failure = addTo(failure, e);
         }
         blockCache.close();
-        lock.release();
-        lockChannel.close();
+        try {
+            lock.release();
+            lockChannel.close();
+        } finally {
+            OPEN_HERE.remove(lockKey);
+        }
         if (failure != null) {
             throw failure;
         }

@@ -4,6 +4,7 @@ import io.basalt.cell.Cell;
 import io.basalt.client.BasaltException;
 import io.basalt.client.Durability;
 import io.basalt.client.StoreOptions;
+import io.basalt.client.StoreReadOnlyException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -43,9 +44,11 @@ import org.slf4j.LoggerFactory;
  * it short and never block (the region only advances MVCC there and hands the caller's future to
  * another executor).
  *
- * <p>A failed write or force fails every pending record and every later append: the log does not
- * know which bytes reached the disk, so the store stops accepting writes until it is reopened
- * and replays what is there.
+ * <p><b>Failures.</b> A failed write or force (or an {@code Error} on the syncer) fails every
+ * record not yet acknowledged and every later append with a {@link StoreReadOnlyException}, cuts
+ * the segment back to its acknowledged records so that none of the failed ones is replayed later,
+ * and tells the store, which goes read-only until it is reopened. A failed force is never retried
+ * (see {@link #fail}).
  */
 final class WriteAheadLog implements Closeable {
 
@@ -57,11 +60,14 @@ final class WriteAheadLog implements Closeable {
         final long id;
         final Path path;
         volatile long lastSequence;
+        /** Bytes in the file (growing while it is the one written). */
+        volatile long size;
 
-        Segment(long id, Path path, long lastSequence) {
+        Segment(long id, Path path, long lastSequence, long size) {
             this.id = id;
             this.path = path;
             this.lastSequence = lastSequence;
+            this.size = size;
         }
     }
 
@@ -70,6 +76,25 @@ final class WriteAheadLog implements Closeable {
     private final Path directory;
     private final StoreOptions options;
     private final Mvcc mvcc;
+    private final Disk disk;
+    private final Listener listener;
+
+    /** What the store hears from its log. */
+    interface Listener {
+        /** The log failed (told once): the store goes read-only. */
+        void failed(StoreReadOnlyException failure);
+
+        /** The log rolled to a new segment (syncer thread; keep it short). */
+        void rolled();
+    }
+
+    private static final Listener NOBODY = new Listener() {
+        @Override
+        public void failed(StoreReadOnlyException failure) { }
+
+        @Override
+        public void rolled() { }
+    };
     /**
      * Completes the futures of a written batch, one task per batch, so the syncer goes straight
      * back to writing while whatever the callers chained on their futures runs here.
@@ -87,12 +112,19 @@ final class WriteAheadLog implements Closeable {
     private int pendingLength;
     private ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private boolean closing;
-    private BasaltException failure;
+    /** Written under lock; read without it by {@link #failure()}. */
+    private volatile StoreReadOnlyException failure;
 
     // Syncer thread only.
-    private FileChannel channel;
+    private Disk.WritableFile file;
     private Segment current;
     private long currentSize;
+    /**
+     * Bytes of the current segment whose records were acknowledged (forced under SYNC, written
+     * under ASYNC): what a failure cuts the file back to, so that a record whose write failed
+     * cannot come back when the log is replayed.
+     */
+    private long committedSize;
     private byte[] spare = new byte[64 * 1024];
     private long lastForceNanos = System.nanoTime();
     private boolean unforced;
@@ -100,10 +132,12 @@ final class WriteAheadLog implements Closeable {
     private final java.util.concurrent.atomic.AtomicLong batches = new java.util.concurrent.atomic.AtomicLong();
 
     private WriteAheadLog(Path directory, StoreOptions options, Mvcc mvcc, long lastSequence, long nextSegmentId,
-                          List<Segment> existing) throws IOException {
+                          List<Segment> existing, Disk disk, Listener listener) throws IOException {
         this.directory = directory;
         this.options = options;
         this.mvcc = mvcc;
+        this.disk = disk;
+        this.listener = listener;
         this.lastSequence = lastSequence;
         this.segments.addAll(existing);
         openSegment(nextSegmentId);
@@ -123,7 +157,13 @@ final class WriteAheadLog implements Closeable {
      */
     static Replayed replay(Path directory, StoreOptions.WalCorruptionPolicy policy,
                            Consumer<WalRecordLayout.Entry> sink) throws IOException {
-        Files.createDirectories(directory);
+        return replay(directory, policy, sink, LocalDisk.INSTANCE);
+    }
+
+    /** {@link #replay(Path, StoreOptions.WalCorruptionPolicy, Consumer)} through {@code disk}. */
+    static Replayed replay(Path directory, StoreOptions.WalCorruptionPolicy policy,
+                           Consumer<WalRecordLayout.Entry> sink, Disk disk) throws IOException {
+        disk.createDirectories(directory, directory.toAbsolutePath().getParent());
         List<Path> files;
         try (Stream<Path> list = Files.list(directory)) {
             files = list.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).sorted().toList();
@@ -145,7 +185,7 @@ final class WriteAheadLog implements Closeable {
                     // A crash while creating the newest segment: nothing in it was ever acknowledged.
                     LOG.warn("Write-ahead log segment {} is an incomplete new file ({} bytes); removing it",
                             file, data.byteSize());
-                    Files.delete(file);
+                    disk.delete(file);
                     continue;
                 }
                 RecordLogLayout.checkHeader(data, WalRecordLayout.MAGIC, file);
@@ -176,13 +216,12 @@ final class WriteAheadLog implements Closeable {
                 }
             }
             if (last && validEnd < Files.size(file)) {
-                try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                    ch.truncate(validEnd);
-                    ch.force(true);
+                try (Disk.WritableFile cut = disk.append(file, Disk.Purpose.WAL)) {
+                    cut.truncate(validEnd);
                 }
             }
             lastSequence = Math.max(lastSequence, max[0]);
-            segments.add(new Segment(id, file, max[0]));
+            segments.add(new Segment(id, file, max[0], Math.min(validEnd, Files.size(file))));
         }
         return new Replayed(lastSequence, segments, nextId);
     }
@@ -200,8 +239,14 @@ final class WriteAheadLog implements Closeable {
 
     static WriteAheadLog open(Path directory, StoreOptions options, Mvcc mvcc, Replayed replayed)
             throws IOException {
+        return open(directory, options, mvcc, replayed, LocalDisk.INSTANCE, NOBODY);
+    }
+
+    /** Opens a new segment after the replayed ones and starts the syncer, telling {@code listener}. */
+    static WriteAheadLog open(Path directory, StoreOptions options, Mvcc mvcc, Replayed replayed, Disk disk,
+                              Listener listener) throws IOException {
         return new WriteAheadLog(directory, options, mvcc, replayed.lastSequence(), replayed.nextSegmentId(),
-                replayed.segments());
+                replayed.segments(), disk, listener);
     }
 
     private static long segmentId(Path file) {
@@ -215,18 +260,26 @@ final class WriteAheadLog implements Closeable {
 
     private void openSegment(long id) throws IOException {
         Path path = directory.resolve(String.format("%020d%s", id, SUFFIX));
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        ByteBuffer header = ByteBuffer.wrap(RecordLogLayout.header(WalRecordLayout.MAGIC));
-        while (header.hasRemaining()) {
-            ch.write(header);
+        Disk.WritableFile created = disk.create(path, Disk.Purpose.WAL);
+        try {
+            created.write(ByteBuffer.wrap(RecordLogLayout.header(WalRecordLayout.MAGIC)));
+            created.force();
+            disk.syncDirectory(directory);
+        } catch (IOException | RuntimeException e) {
+            try {
+                created.close();
+                disk.delete(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
-        ch.force(true);
-        Fsync.directory(directory);
-        Segment segment = new Segment(id, path, 0);
+        Segment segment = new Segment(id, path, 0, RecordLogLayout.HEADER_SIZE);
         segments.add(segment);
-        channel = ch;
+        file = created;
         current = segment;
         currentSize = RecordLogLayout.HEADER_SIZE;
+        committedSize = currentSize;
     }
 
     // ------------------------------------------------------------------ appending
@@ -259,7 +312,7 @@ final class WriteAheadLog implements Closeable {
         lock.lock();
         try {
             if (failure != null) {
-                throw failure;
+                throw new StoreReadOnlyException(failure.reason(), failure);
             }
             if (closing) {
                 throw new BasaltException("the write-ahead log is closed");
@@ -323,7 +376,16 @@ final class WriteAheadLog implements Closeable {
     // ------------------------------------------------------------------ the syncer
 
     private void runSyncer() {
+        try {
+            sync();
+        } catch (Throwable e) { // an Error too: every waiting writer must be answered, never left hanging
+            fail(e, null);
+        }
+    }
+
+    private void sync() throws InterruptedException {
         long interval = options.asyncSyncInterval().toNanos();
+        boolean syncEach = options.durability() == Durability.SYNC;
         while (true) {
             byte[] batch;
             int length;
@@ -352,10 +414,6 @@ final class WriteAheadLog implements Closeable {
                 done = waiters;
                 waiters = new ArrayDeque<>();
                 batchLast = lastSequence;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail(new BasaltException("the write-ahead log syncer was interrupted"));
-                return;
             } finally {
                 lock.unlock();
             }
@@ -363,76 +421,170 @@ final class WriteAheadLog implements Closeable {
             try {
                 if (length > 0) {
                     batches.incrementAndGet();
-                    writeFully(batch, length);
-                    current.lastSequence = batchLast;
+                    file.write(ByteBuffer.wrap(batch, 0, length));
                     currentSize += length;
+                    current.size = currentSize;
                     unforced = true;
                 }
-                boolean force = options.durability() == Durability.SYNC
-                        || System.nanoTime() - lastForceNanos >= interval || closing;
+                boolean force = syncEach || System.nanoTime() - lastForceNanos >= interval || closing;
                 if (force && unforced) {
-                    channel.force(false);
+                    file.force();
                     forces.incrementAndGet();
                     unforced = false;
                     lastForceNanos = System.nanoTime();
                 }
-                if (currentSize >= options.walSegmentSize()) {
-                    roll();
-                }
-            } catch (IOException | RuntimeException e) {
-                BasaltException failed = new BasaltException("the write-ahead log failed writing " + current.path
-                        + ": " + e.getMessage() + "; the store accepts no more writes until it is reopened", e);
-                completer.execute(() -> {
-                    for (Waiter waiter : done) {
-                        waiter.future().completeExceptionally(failed);
-                    }
-                });
-                fail(failed);
+            } catch (Throwable e) { // an Error too: the batch's writers must be answered
+                fail(e, done);
                 return;
             }
-            completer.execute(() -> {
+            StoreReadOnlyException failedMeanwhile;
+            lock.lock();
+            try {
+                failedMeanwhile = failure;
+                if (failedMeanwhile == null) {
+                    if (length > 0) {
+                        current.lastSequence = batchLast;
+                    }
+                    if (!syncEach || !unforced) {
+                        committedSize = currentSize;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (failedMeanwhile != null) { // a writer failed the log while this batch was on its way: it must not count
+                fail(failedMeanwhile, done);
+                return;
+            }
+            Throwable rollFailure = null;
+            if (currentSize >= options.walSegmentSize()) { // before completing, so a caller sees the new segment
+                try {
+                    roll();
+                    listener.rolled();
+                } catch (Throwable e) {
+                    rollFailure = e;
+                }
+            }
+            completer.execute(() -> { // durable whether or not the roll worked
                 for (Waiter waiter : done) {
                     waiter.future().complete(null);
                 }
             });
-        }
-    }
-
-    private void writeFully(byte[] batch, int length) throws IOException {
-        ByteBuffer buffer = ByteBuffer.wrap(batch, 0, length);
-        while (buffer.hasRemaining()) {
-            channel.write(buffer);
+            if (rollFailure != null) {
+                fail(rollFailure, null);
+                return;
+            }
         }
     }
 
     private void roll() throws IOException {
         if (unforced) {
-            channel.force(false);
+            file.force();
             unforced = false;
         }
-        channel.close();
+        file.close();
         openSegment(current.id + 1);
     }
 
-    private void fail(BasaltException failed) {
+    /**
+     * Fails the log for good: every record not yet acknowledged fails ({@code batch}, taken by the
+     * syncer, and whatever is pending), every later append fails, the current segment is cut back
+     * to its acknowledged records so that none of the failed ones can be replayed, and the store
+     * hears of it (it goes read-only). A failed {@code force} is never retried: after one, the
+     * kernel may have dropped the pages it could not write and report the next force clean
+     * (PostgreSQL's "fsyncgate").
+     *
+     * <p>Called on the syncer thread, or by {@link #failBeforeSync} on a writer's.
+     */
+    private void fail(Throwable cause, ArrayDeque<Waiter> batch) {
+        StoreReadOnlyException failed;
         ArrayDeque<Waiter> orphans;
+        boolean first;
         lock.lock();
         try {
-            if (failure == null) {
-                failure = failed;
+            first = failure == null;
+            if (first) {
+                failure = cause instanceof StoreReadOnlyException r ? r : new StoreReadOnlyException(
+                        "the write-ahead log failed writing " + (current == null ? directory : current.path) + ": "
+                                + cause, cause);
             }
+            failed = failure;
             orphans = waiters;
             waiters = new ArrayDeque<>();
             pendingLength = 0;
+            work.signalAll();
         } finally {
             lock.unlock();
         }
-        LOG.error("Write-ahead log failed", failed);
-        completer.execute(() -> {
-            for (Waiter waiter : orphans) {
-                waiter.future().completeExceptionally(failed);
+        if (Thread.currentThread() == syncer) {
+            failed = cutBack(failed);
+        }
+        if (first) {
+            LOG.error("Write-ahead log failed; the store is read-only until reopened", cause);
+            try {
+                listener.failed(failed);
+            } catch (RuntimeException e) {
+                LOG.error("The store's failure handler failed", e);
             }
-        });
+        }
+        BasaltException answer = failed;
+        Runnable failAll = () -> {
+            if (batch != null) {
+                batch.forEach(w -> w.future().completeExceptionally(answer));
+            }
+            orphans.forEach(w -> w.future().completeExceptionally(answer));
+        };
+        try {
+            completer.execute(failAll);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            failAll.run();
+        }
+    }
+
+    /**
+     * Cuts the current segment back to its acknowledged records (syncer thread only); returns the
+     * failure to report, which says so when the cut failed too.
+     */
+    private StoreReadOnlyException cutBack(StoreReadOnlyException failed) {
+        if (file == null || committedSize >= Math.max(currentSize, file.size())) { // a short write counts too
+            return failed;
+        }
+        try {
+            file.truncate(committedSize);
+            LOG.warn("Cut write-ahead log segment {} back to its {} acknowledged bytes", current.path, committedSize);
+            currentSize = committedSize;
+            current.size = currentSize;
+            return failed;
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Could not cut write-ahead log segment {} back to its acknowledged records: the failed writes"
+                    + " may be replayed when the store is reopened", current.path, e);
+            return new StoreReadOnlyException(failed.reason() + "; the log could not be cut back to its"
+                    + " acknowledged records (" + e + "), so records of writes that failed may be replayed when"
+                    + " the store is reopened", failed);
+        }
+    }
+
+    /**
+     * Fails the log from a writer's thread after it appended a record it could not apply (an
+     * {@code Error} between the append and the memtable): the record must not be acknowledged.
+     * Returns false when the syncer had already taken the record's batch, which may then become
+     * durable; the store is read-only either way.
+     */
+    boolean failBeforeSync(long sequence, Throwable cause) {
+        boolean pendingStill;
+        lock.lock();
+        try {
+            pendingStill = waiters.stream().anyMatch(w -> w.sequence() == sequence);
+        } finally {
+            lock.unlock();
+        }
+        fail(cause, null);
+        return pendingStill;
+    }
+
+    /** Why the log failed, or {@code null}. */
+    StoreReadOnlyException failure() {
+        return failure;
     }
 
     // ------------------------------------------------------------------ retiring segments
@@ -446,10 +598,19 @@ final class WriteAheadLog implements Closeable {
         for (Segment segment : segments) {
             if (segment != writing && segment.lastSequence <= sequence) {
                 segments.remove(segment);
-                Files.deleteIfExists(segment.path);
+                disk.delete(segment.path);
                 LOG.debug("Retired write-ahead log segment {} (last sequence {})", segment.path, segment.lastSequence);
             }
         }
+    }
+
+    /** Bytes in every live segment, the one being written included. */
+    long totalBytes() {
+        long total = 0;
+        for (Segment segment : segments) {
+            total += segment.size;
+        }
+        return total;
     }
 
     /** The live segment files, oldest first. */
@@ -486,6 +647,8 @@ final class WriteAheadLog implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        channel.close();
+        if (file != null) {
+            file.close();
+        }
     }
 }

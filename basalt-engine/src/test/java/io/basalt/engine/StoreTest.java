@@ -164,7 +164,7 @@ class StoreTest {
     void secondOpenOfTheSameDirectoryIsRefused() throws Exception {
         try (Connection _ = open()) {
             assertThatThrownBy(this::open).isInstanceOf(BasaltException.class)
-                    .hasMessageContaining("is open in another process");
+                    .hasMessageContaining("is already open in this process");
         }
     }
 

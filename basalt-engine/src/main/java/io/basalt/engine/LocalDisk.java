@@ -1,0 +1,205 @@
+package io.basalt.engine;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+
+/**
+ * The real {@link Disk}: {@link FileChannel}s on the local file system.
+ *
+ * <p><b>Interrupts.</b> A {@code FileChannel} is closed for every user the moment a thread blocked
+ * in it, or entering it, is interrupted ({@code ClosedByInterruptException}). An SSTable's channel
+ * is shared by every reader of the file, so one {@code Future.cancel(true)} in an application
+ * would otherwise break that file for everyone until the store is reopened. A {@link Reader}
+ * therefore reopens its channel when it finds it closed by an interrupt (its own or another
+ * reader's), retries with the caller's interrupt flag cleared, and sets the flag again before it
+ * returns: the interrupted caller still learns of its interrupt, and nobody else notices. Files
+ * being written are owned by the store's own threads (log syncer, flusher, compactor, manifest
+ * writer), which nothing interrupts.
+ */
+final class LocalDisk implements Disk {
+
+    /** The one instance: it holds no state. */
+    static final LocalDisk INSTANCE = new LocalDisk();
+
+    private static final boolean WINDOWS =
+            System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win");
+
+    private LocalDisk() {}
+
+    @Override
+    public WritableFile create(Path path, Purpose purpose) throws IOException {
+        return new Writer(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+    }
+
+    @Override
+    public WritableFile append(Path path, Purpose purpose) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
+        channel.position(channel.size());
+        return new Writer(path, channel);
+    }
+
+    @Override
+    public ReadableFile open(Path path) throws IOException {
+        return new Reader(path);
+    }
+
+    @Override
+    public void syncDirectory(Path directory) throws IOException {
+        try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            if (!WINDOWS) { // Windows cannot open a directory; NTFS orders its metadata itself
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void createDirectories(Path directory, Path within) throws IOException {
+        Files.createDirectories(directory);
+        Path top = within.toAbsolutePath().normalize();
+        for (Path p = directory.toAbsolutePath().normalize(); p.getParent() != null && !p.equals(top);
+             p = p.getParent()) {
+            syncDirectory(p.getParent());
+        }
+    }
+
+    @Override
+    public void replace(Path from, Path to) throws IOException {
+        Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        Files.deleteIfExists(path);
+    }
+
+    /** A file being written through one channel. */
+    private static final class Writer implements WritableFile {
+        private final Path path;
+        private final FileChannel channel;
+        private long size;
+
+        Writer(Path path, FileChannel channel) throws IOException {
+            this.path = path;
+            this.channel = channel;
+            this.size = channel.position();
+        }
+
+        @Override
+        public void write(ByteBuffer bytes) throws IOException {
+            while (bytes.hasRemaining()) {
+                size += channel.write(bytes);
+            }
+        }
+
+        @Override
+        public void force() throws IOException {
+            channel.force(false);
+        }
+
+        @Override
+        public void truncate(long newSize) throws IOException {
+            channel.truncate(newSize);
+            channel.position(Math.min(newSize, size));
+            size = Math.min(newSize, size);
+            channel.force(true);
+        }
+
+        @Override
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public Path path() {
+            return path;
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+
+    /** A file read at positions, reopened when an interrupt closed its channel (see the class comment). */
+    static final class Reader implements ReadableFile {
+        private final Path path;
+        private volatile FileChannel channel;
+        private volatile boolean closed;
+
+        Reader(Path path) throws IOException {
+            this.path = path;
+            this.channel = FileChannel.open(path, StandardOpenOption.READ);
+        }
+
+        @Override
+        public void read(ByteBuffer into, long position) throws IOException {
+            long start = position - into.position();
+            boolean interrupted = false;
+            try {
+                while (into.hasRemaining()) {
+                    FileChannel ch = channel;
+                    try {
+                        if (ch.read(into, start + into.position()) < 0) {
+                            throw new EOFException(path + " ends at " + ch.size() + ", before " + (start + into.limit()));
+                        }
+                    } catch (ClosedChannelException e) { // an interrupt here or in another reader closed it
+                        if (closed) {
+                            throw e;
+                        }
+                        interrupted |= Thread.interrupted();
+                        reopen(ch);
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private synchronized void reopen(FileChannel broken) throws IOException {
+            if (channel == broken && !closed) {
+                channel = FileChannel.open(path, StandardOpenOption.READ);
+            }
+        }
+
+        @Override
+        public long size() throws IOException {
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    FileChannel ch = channel;
+                    try {
+                        return ch.size();
+                    } catch (ClosedChannelException e) {
+                        if (closed) {
+                            throw e;
+                        }
+                        interrupted |= Thread.interrupted();
+                        reopen(ch);
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            closed = true;
+            channel.close();
+        }
+    }
+}
