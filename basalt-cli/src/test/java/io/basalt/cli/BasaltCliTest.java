@@ -71,6 +71,16 @@ class BasaltCliTest {
     }
 
     @Test
+    void stressCommandRunsTheCrashAndFaultTestForTheTimeAsked() {
+        StressCommand command = new StressCommand();
+        new CommandLine(command).parseArgs("--minutes", "30", "--seed", "42");
+
+        assertThat(command.mavenCommand("mvn")).containsExactly("mvn", "-B", "-ntp", "-pl", "basalt-engine", "-am",
+                "-Dtest=CrashFaultStressTest", "-Dsurefire.failIfNoSpecifiedTests=false", "-DskipITs",
+                "-Dbasalt.stress.minutes=30", "-Dbasalt.stress.rounds=200", "-Dbasalt.stress.seed=42", "verify");
+    }
+
+    @Test
     void testCommandRunsEverythingByDefault() {
         TestCommand command = new TestCommand();
         new CommandLine(command).parseArgs();
