@@ -82,6 +82,11 @@ final class LocalDisk implements Disk {
         Files.deleteIfExists(path);
     }
 
+    /** A call on a channel. */
+    private interface ChannelCall<T> {
+        T apply(FileChannel channel) throws IOException;
+    }
+
     /** A file being written through one channel. */
     private static final class Writer implements WritableFile {
         private final Path path;
@@ -143,15 +148,27 @@ final class LocalDisk implements Disk {
 
         @Override
         public void read(ByteBuffer into, long position) throws IOException {
-            long start = position - into.position();
+            long start = position - into.position(); // the file position of the buffer's index 0
+            while (into.hasRemaining()) {
+                if (withChannel(ch -> ch.read(into, start + into.position())) < 0) {
+                    throw new EOFException(path + " ends before " + (start + into.limit()));
+                }
+            }
+        }
+
+        @Override
+        public long size() throws IOException {
+            return withChannel(FileChannel::size);
+        }
+
+        /** One call on the channel, reopening it and retrying when an interrupt closed it. */
+        private <T> T withChannel(ChannelCall<T> call) throws IOException {
             boolean interrupted = false;
             try {
-                while (into.hasRemaining()) {
+                while (true) {
                     FileChannel ch = channel;
                     try {
-                        if (ch.read(into, start + into.position()) < 0) {
-                            throw new EOFException(path + " ends at " + ch.size() + ", before " + (start + into.limit()));
-                        }
+                        return call.apply(ch);
                     } catch (ClosedChannelException e) { // an interrupt here or in another reader closed it
                         if (closed) {
                             throw e;
@@ -170,29 +187,6 @@ final class LocalDisk implements Disk {
         private synchronized void reopen(FileChannel broken) throws IOException {
             if (channel == broken && !closed) {
                 channel = FileChannel.open(path, StandardOpenOption.READ);
-            }
-        }
-
-        @Override
-        public long size() throws IOException {
-            boolean interrupted = false;
-            try {
-                while (true) {
-                    FileChannel ch = channel;
-                    try {
-                        return ch.size();
-                    } catch (ClosedChannelException e) {
-                        if (closed) {
-                            throw e;
-                        }
-                        interrupted |= Thread.interrupted();
-                        reopen(ch);
-                    }
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
             }
         }
 
