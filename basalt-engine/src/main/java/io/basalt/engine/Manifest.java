@@ -96,8 +96,11 @@ final class Manifest implements Closeable {
         try {
             disk.delete(directory.resolve(FILE + ".tmp"));
             if (Files.exists(manifest.path)) {
-                manifest.load();
-                manifest.file = disk.append(manifest.path, Disk.Purpose.MANIFEST);
+                if (manifest.load() == RecordLogLayout.VERSION) {
+                    manifest.file = disk.append(manifest.path, Disk.Purpose.MANIFEST);
+                } else { // an older format: rewritten in the current one before anything is appended
+                    manifest.writeSnapshot();
+                }
             } else {
                 manifest.writeSnapshot();
             }
@@ -108,12 +111,14 @@ final class Manifest implements Closeable {
         return manifest;
     }
 
-    private void load() throws IOException {
+    /** Reads the file into the state; returns its format version. */
+    private short load() throws IOException {
         long validEnd;
+        short version;
         try (Arena arena = Arena.ofConfined(); FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             MemorySegment data = ch.size() == 0 ? MemorySegment.ofArray(new byte[0])
                     : ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-            RecordLogLayout.checkHeader(data, MAGIC, path);
+            version = RecordLogLayout.checkHeader(data, MAGIC, path);
             RecordLogLayout.ScanEnd end = RecordLogLayout.scan(data, RecordLogLayout.HEADER_SIZE, (offset, payload) -> {
                 try {
                     replay(ManifestEdit.decode(payload));
@@ -135,6 +140,7 @@ final class Manifest implements Closeable {
                 cut.truncate(validEnd);
             }
         }
+        return version;
     }
 
     /**

@@ -14,23 +14,38 @@ import java.util.zip.CRC32C;
  *  +-----------+-------------+-----------+--------------+--------------------+
  *  | magic u32 | version u16 | flags u16 | reserved u32 | header crc32c u32  |
  *  +-----------+-------------+-----------+--------------+--------------------+
- *    crc covers bytes 0..11; flags and reserved are 0 in version 1
+ *    crc covers bytes 0..11; flags and reserved are 0
  *
- *  record (8 + length bytes), repeated to the end of the file
+ *  record, version 2 (12 + length bytes), repeated to the end of the file
+ *  +------------+--------------------+------------+---------------------+
+ *  | length u32 | length crc32c u32  | crc32c u32 | payload (length B)  |
+ *  +------------+--------------------+------------+---------------------+
+ *    length crc covers the 4 length bytes; crc covers the 4 length bytes and the payload;
+ *    1 <= length <= MAX_RECORD_LENGTH
+ *
+ *  record, version 1 (8 + length bytes): read, never written
  *  +------------+------------+---------------------+
  *  | length u32 | crc32c u32 | payload (length B)  |
  *  +------------+------------+---------------------+
- *    crc covers the 4 length bytes and the payload; 1 <= length <= MAX_RECORD_LENGTH
  * </pre>
  *
  * All integers big-endian. What a payload holds is up to the file kind: {@link WalRecordLayout}
- * for log segments, {@link ManifestEdit} for the manifest.
+ * for log segments, {@link ManifestEdit} for the manifest. New files are written in version 2;
+ * version 1 files (written before 2026-11-25) are read, and a manifest in version 1 is rewritten
+ * as version 2 when it is opened.
  *
  * <p><b>Torn tail or damage?</b> A process killed mid-append leaves a last record that is short
  * or fails its checksum, followed by nothing valid. {@link #scan} treats a bad record as the end
  * of the file when no valid record can be found anywhere after it, and as damage otherwise: a
  * crash can only tear the end, so anything valid after a bad record means the bad one was
  * corrupted, not torn.
+ *
+ * <p><b>Why version 2 has a length checksum.</b> Looking for a valid record after a bad one means
+ * trying every later offset. In version 1 the only test at an offset is the record's checksum,
+ * over as many bytes as the (random) length there claims, so the search after a torn 16-64 MiB
+ * record cost a checksum of megabytes at a large share of its offsets: minutes to open a store.
+ * In version 2 an offset is first tested by the checksum of its 4 length bytes, which random data
+ * passes once in 2^32 tries, so the search is linear in the bytes after the bad record.
  */
 final class RecordLogLayout {
 
@@ -45,13 +60,19 @@ final class RecordLogLayout {
     static final int RESERVED_OFFSET = 8;
     static final int HEADER_CRC_OFFSET = 12;
 
-    static final int RECORD_HEADER_SIZE = 8;
+    /** The record header of the version written (2). */
+    static final int RECORD_HEADER_SIZE = 12;
     static final int LENGTH_OFFSET = 0;
-    static final int CRC_OFFSET = 4;
+    static final int LENGTH_CRC_OFFSET = 4;
+    static final int CRC_OFFSET = 8;
+    /** The record header of version 1. */
+    static final int V1_RECORD_HEADER_SIZE = 8;
+    static final int V1_CRC_OFFSET = 4;
     /** Largest payload: bounds what a damaged length can make a reader allocate. */
     static final int MAX_RECORD_LENGTH = 256 * 1024 * 1024;
 
-    static final short VERSION = 1;
+    /** The version new files are written in. */
+    static final short VERSION = 2;
 
     private RecordLogLayout() {}
 
@@ -67,8 +88,8 @@ final class RecordLogLayout {
         return bytes;
     }
 
-    /** Checks a file header; returns normally when it is valid for this kind. */
-    static void checkHeader(MemorySegment file, int magic, java.nio.file.Path path) {
+    /** Checks a file header; returns the file's format version when it is valid for this kind. */
+    static short checkHeader(MemorySegment file, int magic, java.nio.file.Path path) {
         if (file.byteSize() < HEADER_SIZE) {
             throw new CorruptFileException(path, 0, "file of " + file.byteSize() + " bytes is shorter than its "
                     + HEADER_SIZE + "-byte header");
@@ -82,25 +103,40 @@ final class RecordLogLayout {
             throw new CorruptFileException(path, 0, String.format("magic 0x%08X is not 0x%08X", found, magic));
         }
         short version = file.get(U16, VERSION_OFFSET);
-        if (version != VERSION) {
+        if (version != 1 && version != VERSION) {
             throw new CorruptFileException(path, VERSION_OFFSET, "format version " + version
-                    + " is not supported (this build reads version " + VERSION + ")");
+                    + " is not supported (this build reads versions 1 and " + VERSION + ")");
         }
+        return version;
     }
 
     /** Frames {@code payload[0, length)} into {@code out} at {@code offset}; returns bytes written. */
     static int frame(byte[] payload, int length, MemorySegment out, long offset) {
-        out.set(U32, offset + LENGTH_OFFSET, length);
         MemorySegment.copy(MemorySegment.ofArray(payload), 0, out, offset + RECORD_HEADER_SIZE, length);
-        out.set(U32, offset + CRC_OFFSET, recordCrc(out, offset, length));
+        seal(out, offset, length);
         return RECORD_HEADER_SIZE + length;
     }
 
+    /**
+     * Fills in the header of the record at {@code offset} whose {@code length}-byte payload is
+     * already in place after it.
+     */
+    static void seal(MemorySegment out, long offset, int length) {
+        out.set(U32, offset + LENGTH_OFFSET, length);
+        out.set(U32, offset + LENGTH_CRC_OFFSET, crc(out, offset + LENGTH_OFFSET, 4));
+        out.set(U32, offset + CRC_OFFSET, recordCrc(out, offset, length, VERSION));
+    }
+
+    /** The record header size of a file of {@code version}. */
+    static int recordHeaderSize(short version) {
+        return version == 1 ? V1_RECORD_HEADER_SIZE : RECORD_HEADER_SIZE;
+    }
+
     /** crc32c over the length field and the payload of the record at {@code offset}. */
-    static int recordCrc(MemorySegment file, long offset, int length) {
+    static int recordCrc(MemorySegment file, long offset, int length, short version) {
         CRC32C crc = new CRC32C();
         crc.update(file.asSlice(offset + LENGTH_OFFSET, 4).asByteBuffer());
-        crc.update(file.asSlice(offset + RECORD_HEADER_SIZE, length).asByteBuffer());
+        crc.update(file.asSlice(offset + recordHeaderSize(version), length).asByteBuffer());
         return (int) crc.getValue();
     }
 
@@ -125,12 +161,15 @@ final class RecordLogLayout {
     /**
      * Reads records from {@code from} (the first is at {@link #HEADER_SIZE}) on, handing each valid
      * one to {@code consumer}, and stops at the end, at a torn tail, or at the first damaged record.
+     * {@code file} is the whole file, header included (its version is read from there).
      */
     static ScanEnd scan(MemorySegment file, long from, RecordConsumer consumer) {
+        short version = file.get(U16, VERSION_OFFSET);
+        int headerSize = recordHeaderSize(version);
         long at = from;
         long size = file.byteSize();
         while (at < size) {
-            String problem = problemAt(file, at);
+            String problem = problemAt(file, at, version);
             if (problem != null) {
                 if (nextValidRecord(file, at + 1) < 0) {
                     return new ScanEnd(at, true, at, null);
@@ -138,35 +177,51 @@ final class RecordLogLayout {
                 return new ScanEnd(at, false, at, problem);
             }
             int length = file.get(U32, at + LENGTH_OFFSET);
-            consumer.accept(at, file.asSlice(at + RECORD_HEADER_SIZE, length));
-            at += RECORD_HEADER_SIZE + length;
+            consumer.accept(at, file.asSlice(at + headerSize, length));
+            at += headerSize + length;
         }
         return new ScanEnd(at, false, -1, null);
     }
 
-    /** Why the record at {@code at} is not valid, or {@code null} when it is. */
-    static String problemAt(MemorySegment file, long at) {
+    /** Why the record at {@code at} of a file of {@code version} is not valid, or {@code null}. */
+    static String problemAt(MemorySegment file, long at, short version) {
+        int headerSize = recordHeaderSize(version);
         long remaining = file.byteSize() - at;
-        if (remaining < RECORD_HEADER_SIZE) {
+        if (remaining < headerSize) {
             return "record header truncated (" + remaining + " bytes left)";
         }
         int length = file.get(U32, at + LENGTH_OFFSET);
         if (length <= 0 || length > MAX_RECORD_LENGTH) {
             return "record length " + Integer.toUnsignedString(length) + " is outside 1.." + MAX_RECORD_LENGTH;
         }
-        if (length > remaining - RECORD_HEADER_SIZE) {
+        if (version != 1 && file.get(U32, at + LENGTH_CRC_OFFSET) != crc(file, at + LENGTH_OFFSET, 4)) {
+            return "record length checksum mismatch";
+        }
+        if (length > remaining - headerSize) {
             return "record of " + length + " bytes runs past the end of the file";
         }
-        if (file.get(U32, at + CRC_OFFSET) != recordCrc(file, at, length)) {
+        int crcOffset = version == 1 ? V1_CRC_OFFSET : CRC_OFFSET;
+        if (file.get(U32, at + crcOffset) != recordCrc(file, at, length, version)) {
             return "record checksum mismatch";
         }
         return null;
     }
 
-    /** The offset of the first valid record at or after {@code from}, or -1. */
+    /**
+     * The offset of the first valid record at or after {@code from}, or -1. Linear in the bytes
+     * searched for version 2 files (see the class comment); version 1 files pay a checksum of the
+     * claimed length at every offset whose length fits.
+     */
     static long nextValidRecord(MemorySegment file, long from) {
-        for (long at = from; at + RECORD_HEADER_SIZE < file.byteSize(); at++) {
-            if (problemAt(file, at) == null) {
+        short version = file.get(U16, VERSION_OFFSET);
+        int headerSize = recordHeaderSize(version);
+        long size = file.byteSize();
+        for (long at = from; at + headerSize < size; at++) {
+            int length = file.get(U32, at + LENGTH_OFFSET);
+            if (length <= 0 || length > size - at - headerSize) {
+                continue; // cannot be a record: no checksum needed
+            }
+            if (problemAt(file, at, version) == null) {
                 return at;
             }
         }

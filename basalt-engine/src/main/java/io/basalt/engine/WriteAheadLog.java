@@ -322,8 +322,7 @@ final class WriteAheadLog implements Closeable {
             MemorySegment out = MemorySegment.ofArray(pending);
             long at = pendingLength;
             WalRecordLayout.write(sequence, tableId, cells, out, at + RecordLogLayout.RECORD_HEADER_SIZE);
-            out.set(RecordLogLayout.U32, at + RecordLogLayout.LENGTH_OFFSET, payload);
-            out.set(RecordLogLayout.U32, at + RecordLogLayout.CRC_OFFSET, RecordLogLayout.recordCrc(out, at, payload));
+            RecordLogLayout.seal(out, at, payload);
             pendingLength += framed;
             waiters.add(new Waiter(sequence, durable));
             Mvcc.Write write = mvcc.begin(sequence);

@@ -37,6 +37,30 @@ class ManifestTest {
         manifest.apply(new ManifestEdit(List.of(new ManifestEdit.RemoveFile(1, "g", 6))));
     }
 
+    /**
+     * A manifest written before version 2 of the framing opens, and is rewritten in version 2
+     * before anything is appended to it (a version 2 record appended to a version 1 file would
+     * not read back).
+     */
+    @Test
+    void aVersionOneManifestOpensAndIsRewrittenBeforeTheNextEdit() throws Exception {
+        Files.write(dir.resolve(Manifest.FILE), WriteAheadLogTest.versionOne(Manifest.MAGIC, List.of(
+                new ManifestEdit(List.of(new ManifestEdit.CreateTable(1, TABLE), new ManifestEdit.NextTable(2)))
+                        .encode(),
+                new ManifestEdit(List.of(new ManifestEdit.Flushed(1, 42))).encode())));
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(42);
+            manifest.apply(new ManifestEdit(List.of(new ManifestEdit.Flushed(1, 43))));
+        }
+        byte[] bytes = Files.readAllBytes(dir.resolve(Manifest.FILE));
+        assertThat(java.lang.foreign.MemorySegment.ofArray(bytes).get(RecordLogLayout.U16,
+                RecordLogLayout.VERSION_OFFSET)).isEqualTo(RecordLogLayout.VERSION);
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables().get(1).descriptor).isEqualTo(TABLE);
+            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(43);
+        }
+    }
+
     @Test
     void editsSurviveReopening() throws Exception {
         try (Manifest manifest = Manifest.open(dir)) {
