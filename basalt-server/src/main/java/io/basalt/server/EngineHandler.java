@@ -28,6 +28,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ExecutionException;
@@ -58,6 +59,17 @@ import org.slf4j.LoggerFactory;
  * the background for the next batch. A scanner that reaches its end closes by itself. Each scanner has a lease:
  * one idle longer than {@link ServerConfig#scannerLease()} is closed, and a later request for it
  * gets {@link Status#UNKNOWN_SCANNER}. A connection's scanners close with the connection.
+ *
+ * <h2>Abandoned scans (issue #17)</h2>
+ * A scanner whose lease expired or whose connection closed is cancelled at once: a batch being
+ * made stops at the next row (its request, if anyone still waits, gets {@code UNKNOWN_SCANNER}),
+ * no further row is asked of the store, and the store's scanner is closed, releasing its snapshot
+ * and files. One call the store is in the middle of cannot be stopped from here (the store's
+ * scanner is not thread-safe, and closing it under a running {@code next()} would free what that
+ * call reads): the store's scanner closes as soon as that call returns. Stopping the server does
+ * not wait for such calls: {@link #close()} cancels every scanner, gives running tasks
+ * {@link #ABANDON_WAIT_NANOS} (they had the server's shutdown grace already), then closes the
+ * store under whatever still runs, which fails with the store's "closed" error.
  */
 public final class EngineHandler implements RequestHandler {
 
@@ -75,6 +87,8 @@ public final class EngineHandler implements RequestHandler {
     private static final int MAX_ASKED_EARLY = 16;
     private final long timeLimitNanos;
     private final AtomicLong heartbeats = new AtomicLong();
+    /** How long {@link #close()} waits for running tasks before it closes the store under them. */
+    private static final long ABANDON_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Stands for "no row yet, time is up" between {@code nextRow} and {@code next}. */
     private static final Result OUT_OF_TIME = Result.of(List.of(io.basalt.cell.Cell.put(new byte[] {0},
             new byte[] {'f'}, new byte[0], 0, new byte[0])));
@@ -194,7 +208,7 @@ public final class EngineHandler implements RequestHandler {
                 long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
                 ServerScanner s = scanners.remove(scannerId);
                 if (s != null) {
-                    executor.execute(s::close);
+                    s.cancel();
                 }
                 c.respond(id, op, _ -> { });
             }
@@ -280,6 +294,10 @@ public final class EngineHandler implements RequestHandler {
         final long maxBytes;
         volatile long lastUsed = System.nanoTime();
         boolean closed;
+        /** Set, without the monitor, when nobody will read the scan any more: a batch being made stops. */
+        private volatile boolean cancelled;
+        /** Completes on {@link #cancel()}, so a batch waiting for the store's next row wakes. */
+        private final CompletableFuture<Void> cancelling = new CompletableFuture<>();
         /** What the last batch could not take: the next batch starts with it. */
         private Result carry;
         /** A row being looked for when the last batch ran out of time; the next batch waits on it. */
@@ -377,7 +395,13 @@ public final class EngineHandler implements RequestHandler {
             long bytes = 0;
             try {
                 while (caching == 0 || out.size() < caching) {
+                    if (cancelled) {
+                        throw new UnknownScannerException("scanner " + id + " was closed");
+                    }
                     Result r = carry != null ? carry : nextRow(deadline);
+                    if (r == OUT_OF_TIME && cancelled) {
+                        throw new UnknownScannerException("scanner " + id + " was closed");
+                    }
                     carry = null;
                     if (r == OUT_OF_TIME) {
                         if (out.isEmpty()) {
@@ -418,7 +442,15 @@ public final class EngineHandler implements RequestHandler {
                 looking = CompletableFuture.supplyAsync(scanner::next, executor);
             }
             try {
-                Result r = looking.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (!looking.isDone()) {
+                    // Wake for the row, the deadline or a cancel, whichever comes first.
+                    CompletableFuture.anyOf(looking, cancelling).get(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS);
+                    if (!looking.isDone()) {
+                        return OUT_OF_TIME;
+                    }
+                }
+                Result r = looking.get();
                 looking = null;
                 return r;
             } catch (TimeoutException e) {
@@ -457,6 +489,22 @@ public final class EngineHandler implements RequestHandler {
             return bytes;
         }
 
+        /**
+         * Stops the scan without waiting for a batch being made (that stops at its next row) and
+         * closes it; from any thread. The scanner must be out of {@link #scanners} already, or be
+         * taken out by the caller.
+         */
+        void cancel() {
+            cancelled = true;
+            cancelling.complete(null);
+            scanners.remove(id, this);
+            try {
+                executor.execute(this::close);
+            } catch (RejectedExecutionException e) {
+                close(); // the handler is closing: no batch runs any more
+            }
+        }
+
         synchronized void close() {
             if (!closed) {
                 closed = true;
@@ -478,6 +526,9 @@ public final class EngineHandler implements RequestHandler {
         try {
             s = new ServerScanner(scannerIds.incrementAndGet(), c, table.scanner(scan), scan);
             scanners.put(s.id, s);
+            if (!c.isOpen()) {
+                s.cancel(); // the connection closed while the store opened the scanner: nobody will read it
+            }
             more = s.next(0, batch);
         } catch (RuntimeException e) {
             c.fail(requestId, OpCode.SCAN_OPEN, e);
@@ -518,7 +569,7 @@ public final class EngineHandler implements RequestHandler {
             if (now - s.lastUsed > leaseNanos && scanners.remove(s.id, s)) {
                 LOG.info("scanner {} of {} expired after {} ms idle", s.id, s.owner.peer(),
                         TimeUnit.NANOSECONDS.toMillis(now - s.lastUsed));
-                executor.execute(s::close);
+                s.cancel();
             }
         }
     }
@@ -527,18 +578,30 @@ public final class EngineHandler implements RequestHandler {
     public void closed(ServerConnection c) {
         for (ServerScanner s : scanners.values()) {
             if (s.owner == c && scanners.remove(s.id, s)) {
-                executor.execute(s::close);
+                s.cancel();
             }
         }
     }
 
+    /**
+     * Cancels every scanner, waits at most {@link #ABANDON_WAIT_NANOS} for running tasks, and
+     * closes the store (see "Abandoned scans" above).
+     */
     @Override
     public void close() {
         reaper.shutdownNow();
+        executor.shutdown(); // before the cancels, so each closes its scanner on this thread
         for (ServerScanner s : scanners.values()) {
-            s.close();
+            s.cancel();
         }
-        executor.close();
+        try {
+            if (!executor.awaitTermination(ABANDON_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                LOG.warn("closing the store under requests and scans still running after the shutdown grace;"
+                        + " they fail with the store's error");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         store.close();
     }
 }

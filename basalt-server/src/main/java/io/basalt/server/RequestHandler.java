@@ -19,7 +19,10 @@ public interface RequestHandler extends AutoCloseable {
     /** The connection closed: release what it held (scanners...). */
     default void closed(ServerConnection connection) {}
 
-    /** Called once when the server stops, after every request finished. */
+    /**
+     * Called once when the server stops, after every request finished or the shutdown grace ran
+     * out. What still runs then is abandoned: this must not wait for it without bound.
+     */
     @Override
     default void close() {}
 }

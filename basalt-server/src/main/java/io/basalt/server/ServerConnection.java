@@ -108,6 +108,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         return peer;
     }
 
+    /** False once the connection closed: nobody will read what is sent on it. */
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
     // ------------------------------------------------------------------ responses (any thread)
 
     /** Sends an OK response whose body {@code body} writes (a small one). */
