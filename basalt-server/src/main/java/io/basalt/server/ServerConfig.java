@@ -10,6 +10,9 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
@@ -57,7 +60,15 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
     private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
-            "outboundHighWaterBytes", "outboundLowWaterBytes");
+            "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
+            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis");
+
+    /**
+     * Store keys that others are checked against ({@code maxWalSize} must not be below
+     * {@code walSegmentSize}, {@code memtableMemoryLimit} not below {@code memtableFlushSize}):
+     * a file's are applied first, so a file that sets both is checked as written.
+     */
+    private static final List<String> APPLIED_FIRST = List.of("walSegmentSize", "memtableFlushSize");
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -131,7 +142,9 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
      * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
-     * outboundLowWaterBytes}.
+     * outboundLowWaterBytes}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
+     * backgroundRetryBackoffMillis} (see {@link StoreOptions}).
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
      */
@@ -147,7 +160,9 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                     + new TreeSet<>(KEYS));
         }
         Builder b = toBuilder();
-        for (String key : new TreeSet<>(p.stringPropertyNames())) {
+        List<String> keys = new ArrayList<>(new TreeSet<>(p.stringPropertyNames()));
+        keys.sort(Comparator.comparing(k -> !APPLIED_FIRST.contains(k))); // stable: the rest stay sorted
+        for (String key : keys) {
             String value = p.getProperty(key).trim();
             try {
                 b.set(key, value);
@@ -225,6 +240,15 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "maxInFlightPerConnection" -> maxInFlightPerConnection(Integer.parseInt(v));
                 case "outboundHighWaterBytes" -> outboundHighWaterBytes(Integer.parseInt(v));
                 case "outboundLowWaterBytes" -> outboundLowWaterBytes(Integer.parseInt(v));
+                case "memtableFlushSize" -> store(store.withMemtableFlushSize(Long.parseLong(v)));
+                case "walSegmentSize" -> store(store.withWalSegmentSize(Long.parseLong(v)));
+                case "blockCacheSize" -> store(store.withBlockCacheSize(Long.parseLong(v)));
+                case "maxWalSize" -> store(store.withMaxWalSize(Long.parseLong(v)));
+                case "memtableMemoryLimit" -> store(store.withMemtableMemoryLimit(Long.parseLong(v)));
+                case "backgroundRetries" -> store(store.withBackgroundRetries(Integer.parseInt(v),
+                        store.backgroundRetryBackoff()));
+                case "backgroundRetryBackoffMillis" -> store(store.withBackgroundRetries(store.backgroundRetries(),
+                        Duration.ofMillis(Long.parseLong(v))));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }

@@ -1,0 +1,76 @@
+package io.basalt.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.Durability;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The properties file: every key reaches the configuration, and a bad one is named. */
+class ServerConfigTest {
+
+    @TempDir
+    Path dir;
+
+    private ServerConfig load(String text) throws IOException {
+        Path file = dir.resolve("basalt.properties");
+        Files.writeString(file, text);
+        return ServerConfig.builder().build().withFile(file);
+    }
+
+    @Test
+    void storeKeysReachTheStoreOptions() throws IOException {
+        ServerConfig c = load("""
+                durability = async
+                memtableFlushSize = 1048576
+                walSegmentSize = 2097152
+                blockCacheSize = 0
+                maxWalSize = 8388608
+                memtableMemoryLimit = 4194304
+                backgroundRetries = 2
+                backgroundRetryBackoffMillis = 250
+                maxConnections = 7
+                """);
+        assertThat(c.store().durability()).isEqualTo(Durability.ASYNC);
+        assertThat(c.store().memtableFlushSize()).isEqualTo(1 << 20);
+        assertThat(c.store().walSegmentSize()).isEqualTo(2 << 20);
+        assertThat(c.store().blockCacheSize()).isZero();
+        assertThat(c.store().maxWalSize()).isEqualTo(8 << 20);
+        assertThat(c.store().memtableMemoryLimit()).isEqualTo(4 << 20);
+        assertThat(c.store().backgroundRetries()).isEqualTo(2);
+        assertThat(c.store().backgroundRetryBackoff()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.maxConnections()).isEqualTo(7);
+    }
+
+    /**
+     * A log cap below the segment size is refused as written, whatever the keys' order: were the
+     * cap applied first, setting the segment size would silently raise it.
+     */
+    @Test
+    void aLogCapBelowTheSegmentSizeIsRefusedNotRaised() {
+        assertThatThrownBy(() -> load("maxWalSize = 67108864\nwalSegmentSize = 134217728\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxWalSize").hasMessageContaining("walSegmentSize");
+        assertThatThrownBy(() -> load("memtableMemoryLimit = 1048576\nmemtableFlushSize = 4194304\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("memtableMemoryLimit");
+    }
+
+    @Test
+    void unknownKeysAndBadValuesAreNamed() {
+        assertThatThrownBy(() -> load("maxWallSize = 1\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxWallSize").hasMessageContaining("maxWalSize");
+        assertThatThrownBy(() -> load("backgroundRetries = -1\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("backgroundRetries");
+        assertThatThrownBy(() -> load("blockCacheSize = lots\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blockCacheSize").hasMessageContaining("lots");
+    }
+}
