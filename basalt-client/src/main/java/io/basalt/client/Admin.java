@@ -3,11 +3,24 @@ package io.basalt.client;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** Creates, lists, describes and drops tables, and asks for flushes and compactions. */
+/**
+ * Creates, lists, describes and drops tables, asks for flushes and compactions, and shows a
+ * table's regions.
+ */
 public interface Admin {
 
-    /** Fails with {@link TableExistsException} when the name is taken. */
-    CompletableFuture<Void> createTable(TableDescriptor table);
+    /** Creates a table of one region. Fails with {@link TableExistsException} when the name is taken. */
+    default CompletableFuture<Void> createTable(TableDescriptor table) {
+        return createTable(table, List.of());
+    }
+
+    /**
+     * Creates a table pre-split at {@code splitKeys}: region {@code i} holds the rows from key
+     * {@code i - 1} (the first, from the table's start) to key {@code i} (the last, to its end).
+     * Fails with {@link TableExistsException} when the name is taken, and with an
+     * {@link IllegalArgumentException} when a key is empty or the keys are not strictly ascending.
+     */
+    CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys);
 
     /** The tables, sorted by name. */
     CompletableFuture<List<TableDescriptor>> listTables();
@@ -23,4 +36,24 @@ public interface Admin {
 
     /** Merges all the table's files into one per family; completes when done. */
     CompletableFuture<Void> compact(String name);
+
+    /** The table's regions in key order. Fails with {@link TableNotFoundException}. */
+    CompletableFuture<List<RegionInfo>> listRegions(String table);
+
+    /** The region holding {@code row}. Fails with {@link TableNotFoundException}. */
+    CompletableFuture<RegionInfo> locateRegion(String table, byte[] row);
+
+    /**
+     * Splits the region holding {@code row} in two at {@code row}, or, with {@code row} null, every
+     * region of the table at its middle row (a region with too little data to cut stays whole).
+     * No data is rewritten. Fails with an {@link IllegalArgumentException} when {@code row} is where
+     * its region already starts.
+     */
+    CompletableFuture<Void> split(String table, byte[] row);
+
+    /**
+     * Merges two adjacent regions of a table, named by {@link RegionInfo#name()} or by id, into
+     * one. Fails with an {@link IllegalArgumentException} when they are not neighbours.
+     */
+    CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion);
 }

@@ -28,11 +28,13 @@ import java.util.Objects;
  *     (default 5)
  * @param backgroundRetryBackoff the first retry's delay (default 1 s; 1, 2, 4, 8, 16 s with the
  *     default retries, about half a minute in all)
+ * @param regionSplitSize bytes of SSTable data past which a region splits in two at a middle
+ *     row (default {@link #DEFAULT_REGION_SPLIT_SIZE}); 0 turns automatic splits off
  */
 public record StoreOptions(Durability durability, Duration asyncSyncInterval, long memtableFlushSize,
                            long walSegmentSize, long blockCacheSize, WalCorruptionPolicy walCorruption,
                            int compactionTrigger, int writeStallFiles, long maxWalSize, long memtableMemoryLimit,
-                           int backgroundRetries, Duration backgroundRetryBackoff) {
+                           int backgroundRetries, Duration backgroundRetryBackoff, long regionSplitSize) {
 
     /** What opening a store does when a log record before the end fails its checksum. */
     public enum WalCorruptionPolicy {
@@ -41,6 +43,13 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
         /** Skip the damaged record, report file and offset in the log, and go on. */
         SKIP_AND_REPORT
     }
+
+    /**
+     * The default {@link #regionSplitSize}, 256 MiB: a compaction rewrites at most one region, and
+     * on this project's 2-core reference machine a region of this size compacts in seconds rather
+     * than minutes (see {@code docs/benchmarks.md}, "regions").
+     */
+    public static final long DEFAULT_REGION_SPLIT_SIZE = 256L << 20;
 
     public StoreOptions {
         Objects.requireNonNull(durability, "durability");
@@ -76,6 +85,9 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
         if (backgroundRetries < 0) {
             throw new IllegalArgumentException("backgroundRetries " + backgroundRetries + " is negative");
         }
+        if (regionSplitSize < 0) {
+            throw new IllegalArgumentException("regionSplitSize " + regionSplitSize + " is negative");
+        }
         Objects.requireNonNull(backgroundRetryBackoff, "backgroundRetryBackoff");
         if (backgroundRetryBackoff.isNegative() || backgroundRetryBackoff.isZero()) {
             throw new IllegalArgumentException("backgroundRetryBackoff must be positive, not " + backgroundRetryBackoff);
@@ -90,62 +102,69 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
     public static StoreOptions defaults() {
         return new StoreOptions(Durability.SYNC, Duration.ofSeconds(1), 64L << 20, 64L << 20, 256L << 20,
                 WalCorruptionPolicy.REFUSE, 4, 20, 1L << 30, defaultMemtableMemoryLimit(64L << 20), 5,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), DEFAULT_REGION_SPLIT_SIZE);
     }
 
     public StoreOptions withDurability(Durability value) {
         return new StoreOptions(value, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     /** Sets the flush size, raising {@link #memtableMemoryLimit} to twice it when it was lower. */
     public StoreOptions withMemtableFlushSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, bytes, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize,
-                Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff);
+                Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff, regionSplitSize);
     }
 
     /** Sets the segment size, raising {@link #maxWalSize} to it when it was lower. */
     public StoreOptions withWalSegmentSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, bytes, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, Math.max(maxWalSize, bytes), memtableMemoryLimit,
-                backgroundRetries, backgroundRetryBackoff);
+                backgroundRetries, backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withBlockCacheSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, bytes,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withWalCorruption(WalCorruptionPolicy policy) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 policy, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withCompaction(int trigger, int stallFiles) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, trigger, stallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withMaxWalSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, bytes, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withMemtableMemoryLimit(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, bytes, backgroundRetries,
-                backgroundRetryBackoff);
+                backgroundRetryBackoff, regionSplitSize);
     }
 
     public StoreOptions withBackgroundRetries(int retries, Duration firstBackoff) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, retries,
-                firstBackoff);
+                firstBackoff, regionSplitSize);
+    }
+
+    /** Sets the size past which a region splits; 0 turns automatic splits off. */
+    public StoreOptions withRegionSplitSize(long bytes) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff, bytes);
     }
 }

@@ -135,7 +135,7 @@ final class Compaction {
         long now = store.clock().getAsLong();
         long expected = inputs.stream().mapToLong(SSTableReader::entries).sum();
         long number = store.manifest().reserveFileNumber();
-        Path path = store.sstablePath(region.id(), family.name(), number);
+        Path path = store.sstablePath(region.tableId(), family.name(), number);
         store.ensureDirectory(path.getParent());
         long kept = 0;
         long dropped = 0;
@@ -148,9 +148,17 @@ final class Compaction {
              MergingIterator merged = new MergingIterator(sources)) {
             Visibility visibility = new Visibility(readPoint, family, now);
             MemorySegment row = null;
+            // Only the region's rows: a file a split shared holds its sibling's rows too.
+            if (region.start().length > 0) {
+                merged.seek(SeekKey.firstOnRow(region.start()));
+            }
+            MemorySegment end = region.end().length == 0 ? null : MemorySegment.ofArray(region.end());
             while (merged.valid()) {
                 EncodedCell cell = merged.cell();
                 if (row == null || Bytes.compare(cell.row(), row) != 0) {
+                    if (end != null && Bytes.compare(cell.row(), end) >= 0) {
+                        break;
+                    }
                     row = MemorySegment.ofArray(cell.rowBytes());
                     visibility.reset();
                 }
@@ -196,10 +204,10 @@ final class Compaction {
         }
         if (!committed) {
             discard(output, path, false, null);
-            LOG.debug("Table {} was dropped while compacting {}; discarded the output", region.name(), family.name());
+            LOG.debug("Table {} was dropped while compacting {}; discarded the output", region.label(), family.name());
             return;
         }
-        LOG.debug("Compacted {} files of {}:{} into {} ({} cells kept, {} dropped)", inputs.size(), region.name(),
+        LOG.debug("Compacted {} files of {}:{} into {} ({} cells kept, {} dropped)", inputs.size(), region.label(),
                 family.name(), output == null ? "nothing" : path.getFileName(), kept, dropped);
     }
 }

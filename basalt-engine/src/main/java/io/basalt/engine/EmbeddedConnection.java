@@ -6,6 +6,7 @@ import io.basalt.client.BasaltException;
 import io.basalt.client.BufferedMutator;
 import io.basalt.client.Connection;
 import io.basalt.client.ConnectionTimer;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.TableDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -69,6 +70,10 @@ final class EmbeddedConnection implements Connection {
         }
     }
 
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
     /** A supplier that may fail with an I/O error. */
     interface IoSupplier<T> {
         T get() throws IOException;
@@ -76,9 +81,9 @@ final class EmbeddedConnection implements Connection {
 
     private final class EmbeddedAdmin implements Admin {
         @Override
-        public CompletableFuture<Void> createTable(TableDescriptor table) {
+        public CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
             return call(() -> {
-                store.createTable(table);
+                store.createTable(table, splitKeys);
                 return null;
             });
         }
@@ -90,7 +95,7 @@ final class EmbeddedConnection implements Connection {
 
         @Override
         public CompletableFuture<TableDescriptor> describeTable(String name) {
-            return call(() -> store.region(name).descriptor());
+            return call(() -> store.table(name).descriptor());
         }
 
         @Override
@@ -103,12 +108,56 @@ final class EmbeddedConnection implements Connection {
 
         @Override
         public CompletableFuture<Void> flush(String name) {
-            return call(() -> store.region(name)).thenCompose(store::flushAsync);
+            return call(() -> store.table(name)).thenCompose(t -> eachRegion(t, store::flushAsync));
         }
 
         @Override
         public CompletableFuture<Void> compact(String name) {
-            return call(() -> store.region(name)).thenCompose(store::compactAsync);
+            return call(() -> store.table(name)).thenCompose(t -> eachRegion(t, store::compactAsync));
+        }
+
+        @Override
+        public CompletableFuture<List<RegionInfo>> listRegions(String table) {
+            return call(() -> store.table(table).regions().stream().map(Region::info).toList());
+        }
+
+        @Override
+        public CompletableFuture<RegionInfo> locateRegion(String table, byte[] row) {
+            java.util.Objects.requireNonNull(row, "row");
+            return call(() -> store.table(table).regionFor(row).info());
+        }
+
+        @Override
+        public CompletableFuture<Void> split(String table, byte[] row) {
+            return call(() -> store.table(table)).thenCompose(t -> {
+                if (row != null) {
+                    return store.splitAsync(t.regionFor(row), row).thenApply(ignored -> (Void) null);
+                }
+                // Every region at its middle; one too small to cut stays whole.
+                return CompletableFuture.allOf(t.regions().stream().map(r -> store.splitAsync(r, null)
+                        .handle((ignored, e) -> {
+                            if (e != null && !(unwrap(e) instanceof BasaltException b
+                                    && b.getMessage().contains("too little data"))) {
+                                throw e instanceof java.util.concurrent.CompletionException c ? c
+                                        : new java.util.concurrent.CompletionException(e);
+                            }
+                            return null;
+                        })).toArray(CompletableFuture[]::new));
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion) {
+            return call(() -> {
+                TableRegions t = store.table(table);
+                return List.of(t.region(firstRegion), t.region(secondRegion));
+            }).thenCompose(pair -> store.mergeAsync(pair.get(0), pair.get(1))).thenApply(ignored -> null);
+        }
+
+        /** Runs {@code action} on every region of the table; completes when all did, or with the first failure. */
+        private CompletableFuture<Void> eachRegion(TableRegions table,
+                                                   java.util.function.Function<Region, CompletableFuture<Void>> action) {
+            return CompletableFuture.allOf(table.regions().stream().map(action).toArray(CompletableFuture[]::new));
         }
     }
 }

@@ -34,8 +34,8 @@ final class EmbeddedTable implements AsyncTable {
         return name;
     }
 
-    private Region region() {
-        return store.region(name);
+    private TableRegions table() {
+        return store.table(name);
     }
 
     @Override
@@ -46,7 +46,7 @@ final class EmbeddedTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> get(Get get) {
         try {
-            return CompletableFuture.completedFuture(region().get(get));
+            return CompletableFuture.completedFuture(table().get(get));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -59,7 +59,7 @@ final class EmbeddedTable implements AsyncTable {
 
     private CompletableFuture<Object> mutate(Mutation mutation) {
         try {
-            return region().mutate(mutation);
+            return table().mutate(mutation);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -67,21 +67,21 @@ final class EmbeddedTable implements AsyncTable {
 
     @Override
     public List<CompletableFuture<Object>> batch(List<? extends Mutation> mutations) {
-        Region region;
+        TableRegions table;
         try {
-            region = region();
+            table = table();
         } catch (RuntimeException e) {
             List<CompletableFuture<Object>> failed = new ArrayList<>(mutations.size());
             mutations.forEach(m -> failed.add(CompletableFuture.failedFuture(e)));
             return failed;
         }
-        return region.mutateAll(mutations);
+        return table.mutateAll(mutations);
     }
 
     @Override
     public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate checkAndMutate) {
         try {
-            return region().checkAndMutate(checkAndMutate);
+            return table().checkAndMutate(checkAndMutate);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -94,7 +94,7 @@ final class EmbeddedTable implements AsyncTable {
 
     @Override
     public ResultScanner scanner(Scan scan) {
-        RegionScanner scanner = region().scanner(scan);
+        TableScanner scanner = table().scanner(scan);
         return new ResultScanner() {
             @Override
             public Result next() {
@@ -110,7 +110,7 @@ final class EmbeddedTable implements AsyncTable {
 
     @Override
     public CompletableFuture<List<Result>> scanAll(Scan scan) {
-        try (RegionScanner scanner = region().scanner(scan)) {
+        try (TableScanner scanner = table().scanner(scan)) {
             List<Result> rows = new ArrayList<>();
             for (Result row = scanner.next(); row != null; row = scanner.next()) {
                 rows.add(row);

@@ -39,17 +39,37 @@ final class Manifest implements Closeable {
     /** Default size past which the log is replaced by a snapshot. */
     static final long REWRITE_SIZE = 4L * 1024 * 1024;
 
-    /** What the manifest says about one table. */
+    /** What the manifest says about one table: its descriptor and its regions. */
     static final class TableEntry {
         final int id;
         final TableDescriptor descriptor;
-        long flushedSequence;
-        final Map<String, List<ManifestEdit.FileMeta>> files = new LinkedHashMap<>();
+        /** By region id. */
+        final Map<Integer, RegionEntry> regions = new LinkedHashMap<>();
 
         TableEntry(int id, TableDescriptor descriptor) {
             this.id = id;
             this.descriptor = descriptor;
-            descriptor.families().forEach(f -> files.put(f.name(), new ArrayList<>()));
+        }
+    }
+
+    /** What the manifest says about one region: its key range, files and flushed-up-to sequence. */
+    static final class RegionEntry {
+        final int id;
+        final int tableId;
+        /** The first row (empty: the table's start). */
+        final byte[] start;
+        /** The first row after the region (empty: the table's end). */
+        final byte[] end;
+        long flushedSequence;
+        final Map<String, List<ManifestEdit.FileMeta>> files = new LinkedHashMap<>();
+
+        RegionEntry(int id, int tableId, byte[] start, byte[] end, long flushedSequence, TableDescriptor table) {
+            this.id = id;
+            this.tableId = tableId;
+            this.start = start;
+            this.end = end;
+            this.flushedSequence = flushedSequence;
+            table.families().forEach(f -> files.put(f.name(), new ArrayList<>()));
         }
     }
 
@@ -70,6 +90,8 @@ final class Manifest implements Closeable {
     private volatile IOException broken;
 
     private final Map<Integer, TableEntry> tables = new HashMap<>();
+    /** Every table's regions, by region id. */
+    private final Map<Integer, RegionEntry> regions = new HashMap<>();
     private long nextFileNumber = 1;
     private int nextTableId = 1;
 
@@ -240,21 +262,61 @@ final class Manifest implements Closeable {
         }
     }
 
-    /** Rejects an edit that would not replay: one that names a missing table or family. */
+    /**
+     * Rejects an edit that would not replay: one that names a missing table, region or family, or
+     * gives a region an id that is taken.
+     */
     private void check(ManifestEdit edit) {
-        Map<Integer, java.util.Set<String>> known = new HashMap<>();
-        tables.forEach((id, t) -> known.put(id, t.files.keySet()));
+        Map<Integer, java.util.Set<String>> tableFamilies = new HashMap<>();
+        tables.forEach((id, t) -> tableFamilies.put(id, familyNames(t.descriptor)));
+        Map<Integer, Integer> regionTables = new HashMap<>();
+        regions.forEach((id, r) -> regionTables.put(id, r.tableId));
         for (ManifestEdit.Change change : edit.changes()) {
             switch (change) {
-                case ManifestEdit.CreateTable c -> known.put(c.tableId(), java.util.Set.copyOf(
-                        c.descriptor().families().stream().map(f -> f.name()).toList()));
-                case ManifestEdit.DropTable d -> requireTable(known, d.tableId());
-                case ManifestEdit.AddFile a -> requireFamily(known, a.tableId(), a.family());
-                case ManifestEdit.RemoveFile r -> requireFamily(known, r.tableId(), r.family());
-                case ManifestEdit.Flushed f -> requireTable(known, f.tableId());
+                case ManifestEdit.CreateTable c -> {
+                    requireFree(tableFamilies, regionTables, c.tableId(), -1);
+                    tableFamilies.put(c.tableId(), familyNames(c.descriptor()));
+                    regionTables.put(c.tableId(), c.tableId());
+                }
+                case ManifestEdit.Table c -> {
+                    requireFree(tableFamilies, regionTables, c.tableId(), -1);
+                    tableFamilies.put(c.tableId(), familyNames(c.descriptor()));
+                }
+                case ManifestEdit.DropTable d -> {
+                    requireTable(tableFamilies, d.tableId());
+                    tableFamilies.remove(d.tableId());
+                    regionTables.values().removeIf(t -> t == d.tableId());
+                }
+                case ManifestEdit.AddRegion r -> {
+                    requireTable(tableFamilies, r.tableId());
+                    requireFree(tableFamilies, regionTables, r.regionId(), r.tableId());
+                    regionTables.put(r.regionId(), r.tableId());
+                }
+                case ManifestEdit.DropRegion d -> {
+                    requireRegion(regionTables, d.regionId());
+                    regionTables.remove(d.regionId());
+                }
+                case ManifestEdit.AddFile a -> requireFamily(tableFamilies, regionTables, a.regionId(), a.family());
+                case ManifestEdit.RemoveFile r -> requireFamily(tableFamilies, regionTables, r.regionId(), r.family());
+                case ManifestEdit.Flushed f -> requireRegion(regionTables, f.regionId());
                 case ManifestEdit.NextFile n -> { }
                 case ManifestEdit.NextTable t -> { }
             }
+        }
+    }
+
+    private static java.util.Set<String> familyNames(TableDescriptor descriptor) {
+        return java.util.Set.copyOf(descriptor.families().stream().map(f -> f.name()).toList());
+    }
+
+    /**
+     * A new table or region id must not be live as either; only a region may share the id of its
+     * own table (the first region of a table created before regions).
+     */
+    private static void requireFree(Map<Integer, java.util.Set<String>> tables, Map<Integer, Integer> regions, int id,
+                                    int ownTable) {
+        if (regions.containsKey(id) || (tables.containsKey(id) && id != ownTable)) {
+            throw new IllegalArgumentException("edit gives id " + id + " to a new table or region, but it is taken");
         }
     }
 
@@ -264,10 +326,18 @@ final class Manifest implements Closeable {
         }
     }
 
-    private static void requireFamily(Map<Integer, java.util.Set<String>> known, int id, String family) {
-        requireTable(known, id);
-        if (!known.get(id).contains(family)) {
-            throw new IllegalArgumentException("edit names family '" + family + "' of table id " + id
+    private static void requireRegion(Map<Integer, Integer> regions, int id) {
+        if (!regions.containsKey(id)) {
+            throw new IllegalArgumentException("edit names region id " + id + ", which does not exist");
+        }
+    }
+
+    private static void requireFamily(Map<Integer, java.util.Set<String>> tables, Map<Integer, Integer> regions,
+                                      int regionId, String family) {
+        requireRegion(regions, regionId);
+        int tableId = regions.get(regionId);
+        if (!tables.get(tableId).contains(family)) {
+            throw new IllegalArgumentException("edit names family '" + family + "' of table id " + tableId
                     + ", which has no such family");
         }
     }
@@ -275,17 +345,39 @@ final class Manifest implements Closeable {
     private void replay(ManifestEdit edit) {
         for (ManifestEdit.Change change : edit.changes()) {
             switch (change) {
-                case ManifestEdit.CreateTable c -> tables.put(c.tableId(), new TableEntry(c.tableId(), c.descriptor()));
-                case ManifestEdit.DropTable d -> tables.remove(d.tableId());
-                case ManifestEdit.AddFile a -> familyFiles(a.tableId(), a.family()).add(a.file());
+                case ManifestEdit.CreateTable c -> {
+                    TableEntry table = new TableEntry(c.tableId(), c.descriptor());
+                    tables.put(c.tableId(), table);
+                    addRegion(new RegionEntry(c.tableId(), c.tableId(), new byte[0], new byte[0], 0, c.descriptor()));
+                }
+                case ManifestEdit.Table c -> tables.put(c.tableId(), new TableEntry(c.tableId(), c.descriptor()));
+                case ManifestEdit.DropTable d -> {
+                    TableEntry table = tables.remove(d.tableId());
+                    if (table != null) {
+                        table.regions.keySet().forEach(regions::remove);
+                    }
+                }
+                case ManifestEdit.AddRegion r -> addRegion(new RegionEntry(r.regionId(), r.tableId(), r.start(),
+                        r.end(), r.flushedSequence(), table(r.tableId()).descriptor));
+                case ManifestEdit.DropRegion d -> {
+                    RegionEntry region = region(d.regionId());
+                    regions.remove(d.regionId());
+                    table(region.tableId).regions.remove(d.regionId());
+                }
+                case ManifestEdit.AddFile a -> familyFiles(a.regionId(), a.family()).add(a.file());
                 case ManifestEdit.RemoveFile r ->
-                        familyFiles(r.tableId(), r.family()).removeIf(f -> f.fileNumber() == r.fileNumber());
-                case ManifestEdit.Flushed f -> table(f.tableId()).flushedSequence =
-                        Math.max(table(f.tableId()).flushedSequence, f.sequence());
+                        familyFiles(r.regionId(), r.family()).removeIf(f -> f.fileNumber() == r.fileNumber());
+                case ManifestEdit.Flushed f -> region(f.regionId()).flushedSequence =
+                        Math.max(region(f.regionId()).flushedSequence, f.sequence());
                 case ManifestEdit.NextFile n -> nextFileNumber = Math.max(nextFileNumber, n.fileNumber());
                 case ManifestEdit.NextTable t -> nextTableId = Math.max(nextTableId, t.tableId());
             }
         }
+    }
+
+    private void addRegion(RegionEntry region) {
+        regions.put(region.id, region);
+        table(region.tableId).regions.put(region.id, region);
     }
 
     private TableEntry table(int id) {
@@ -296,10 +388,18 @@ final class Manifest implements Closeable {
         return table;
     }
 
-    private List<ManifestEdit.FileMeta> familyFiles(int tableId, String family) {
-        List<ManifestEdit.FileMeta> files = table(tableId).files.get(family);
+    private RegionEntry region(int id) {
+        RegionEntry region = regions.get(id);
+        if (region == null) {
+            throw new IllegalArgumentException("edit names region id " + id + ", which does not exist");
+        }
+        return region;
+    }
+
+    private List<ManifestEdit.FileMeta> familyFiles(int regionId, String family) {
+        List<ManifestEdit.FileMeta> files = region(regionId).files.get(family);
         if (files == null) {
-            throw new IllegalArgumentException("edit names family '" + family + "' of table id " + tableId
+            throw new IllegalArgumentException("edit names family '" + family + "' of region id " + regionId
                     + ", which has no such family");
         }
         return files;
@@ -316,10 +416,13 @@ final class Manifest implements Closeable {
         changes.add(new ManifestEdit.NextFile(nextFileNumber));
         changes.add(new ManifestEdit.NextTable(nextTableId));
         for (TableEntry table : tables.values()) {
-            changes.add(new ManifestEdit.CreateTable(table.id, table.descriptor));
-            table.files.forEach((family, files) ->
-                    files.forEach(f -> changes.add(new ManifestEdit.AddFile(table.id, family, f))));
-            changes.add(new ManifestEdit.Flushed(table.id, table.flushedSequence));
+            changes.add(new ManifestEdit.Table(table.id, table.descriptor));
+            for (RegionEntry region : table.regions.values()) {
+                changes.add(new ManifestEdit.AddRegion(table.id, region.id, region.start, region.end,
+                        region.flushedSequence));
+                region.files.forEach((family, files) ->
+                        files.forEach(f -> changes.add(new ManifestEdit.AddFile(region.id, family, f))));
+            }
         }
         byte[] payload = new ManifestEdit(changes).encode();
         byte[] header = RecordLogLayout.header(MAGIC);
@@ -358,9 +461,24 @@ final class Manifest implements Closeable {
         }
     }
 
+    /** The tables by id. The entries are live state: read them only while no edit runs (opening). */
     synchronized Map<Integer, TableEntry> tables() {
         return Map.copyOf(tables);
     }
+
+    /** A region's flushed-up-to sequence and files (copies), or null when there is no such region. */
+    synchronized RegionState region(int id, boolean copy) {
+        RegionEntry r = regions.get(id);
+        if (r == null) {
+            return null;
+        }
+        Map<String, List<ManifestEdit.FileMeta>> files = new LinkedHashMap<>();
+        r.files.forEach((family, list) -> files.put(family, List.copyOf(list)));
+        return new RegionState(r.flushedSequence, files);
+    }
+
+    /** What {@link #region} returns. */
+    record RegionState(long flushedSequence, Map<String, List<ManifestEdit.FileMeta>> files) {}
 
     /** Takes the next file number; the caller records it with a {@link ManifestEdit.NextFile}. */
     synchronized long reserveFileNumber() {

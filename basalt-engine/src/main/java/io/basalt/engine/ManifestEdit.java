@@ -21,13 +21,25 @@ import java.util.List;
  *   1 CREATE_TABLE    tableId varint, name str, families varint,
  *                     per family: name str, maxVersions varint, ttlMillis varint, bloom u8,
  *                                 blockSize varint, compression u8
- *   2 DROP_TABLE      tableId varint
- *   3 ADD_FILE        tableId varint, family str, fileNumber varint, fileSize varint,
+ *                     (written before regions: the table and one region of the whole key range,
+ *                     whose region id is the table id; still read, no longer written)
+ *   2 DROP_TABLE      tableId varint                    (the table and all its regions)
+ *   3 ADD_FILE        regionId varint, family str, fileNumber varint, fileSize varint,
  *                     entries varint, maxSequence varint, firstKey bytes, lastKey bytes
- *   4 REMOVE_FILE     tableId varint, family str, fileNumber varint
- *   5 FLUSHED         tableId varint, sequence varint   (the table's data up to here is in SSTables)
+ *   4 REMOVE_FILE     regionId varint, family str, fileNumber varint
+ *   5 FLUSHED         regionId varint, sequence varint  (the region's data up to here is in SSTables)
  *   6 NEXT_FILE       fileNumber varint                 (file numbers below are taken)
- *   7 NEXT_TABLE      tableId varint                    (table ids below are taken)
+ *   7 NEXT_TABLE      id varint                         (table and region ids below are taken)
+ *   8 TABLE           as CREATE_TABLE, without a region
+ *   9 REGION          tableId varint, regionId varint, start bytes, end bytes, flushed varint
+ *                     (a region [start, end) of the table; an empty end is the end of the table)
+ *  10 DROP_REGION     regionId varint                   (the region and its file references)
+ * </pre>
+ *
+ * <p>A file belongs to a region by reference: after a split both daughters list the parent's
+ * files, each reading only its own key range of them, until compaction rewrites them. Table and
+ * region ids share one counter, so the first region of a table written before regions keeps the
+ * table's id.
  * </pre>
  */
 record ManifestEdit(List<Change> changes) {
@@ -49,19 +61,19 @@ record ManifestEdit(List<Change> changes) {
         }
     }
 
-    record AddFile(int tableId, String family, FileMeta file) implements Change {
+    record AddFile(int regionId, String family, FileMeta file) implements Change {
         public Tag tag() {
             return Tag.ADD_FILE;
         }
     }
 
-    record RemoveFile(int tableId, String family, long fileNumber) implements Change {
+    record RemoveFile(int regionId, String family, long fileNumber) implements Change {
         public Tag tag() {
             return Tag.REMOVE_FILE;
         }
     }
 
-    record Flushed(int tableId, long sequence) implements Change {
+    record Flushed(int regionId, long sequence) implements Change {
         public Tag tag() {
             return Tag.FLUSHED;
         }
@@ -79,6 +91,26 @@ record ManifestEdit(List<Change> changes) {
         }
     }
 
+    /** A table created without a region: its regions follow as {@link AddRegion}s. */
+    record Table(int tableId, TableDescriptor descriptor) implements Change {
+        public Tag tag() {
+            return Tag.TABLE;
+        }
+    }
+
+    /** A region {@code [start, end)} of a table; an empty {@code end} is the table's end. */
+    record AddRegion(int tableId, int regionId, byte[] start, byte[] end, long flushedSequence) implements Change {
+        public Tag tag() {
+            return Tag.REGION;
+        }
+    }
+
+    record DropRegion(int regionId) implements Change {
+        public Tag tag() {
+            return Tag.DROP_REGION;
+        }
+    }
+
     /** What the manifest records about one SSTable. */
     record FileMeta(long fileNumber, long fileSize, long entries, long maxSequence, byte[] firstKey, byte[] lastKey) {}
 
@@ -87,39 +119,13 @@ record ManifestEdit(List<Change> changes) {
             @Override
             void write(Change change, Writer out) {
                 CreateTable c = (CreateTable) change;
-                out.varint(c.tableId());
-                out.string(c.descriptor().name());
-                out.varint(c.descriptor().families().size());
-                for (FamilyDescriptor f : c.descriptor().families()) {
-                    out.string(f.name());
-                    out.varint(f.maxVersions());
-                    out.varint(f.timeToLive().toMillis());
-                    out.u8(f.bloomFilter() ? 1 : 0);
-                    out.varint(f.blockSize());
-                    out.u8(f.compression().ordinal());
-                }
+                writeTable(c.tableId(), c.descriptor(), out);
             }
 
             @Override
             Change read(Varints.Reader in) {
                 int tableId = in.readInt(Integer.MAX_VALUE, "table id");
-                String name = string(in);
-                int count = in.readInt(10_000, "family count");
-                List<FamilyDescriptor> families = new ArrayList<>();
-                for (int i = 0; i < count; i++) {
-                    String family = string(in);
-                    int versions = in.readInt(Integer.MAX_VALUE, "max versions");
-                    long ttl = in.readLong();
-                    boolean bloom = u8(in) != 0;
-                    int blockSize = in.readInt(Integer.MAX_VALUE, "block size");
-                    int compression = u8(in);
-                    if (compression >= Compression.values().length) {
-                        throw new Varints.Damage("unknown compression " + compression);
-                    }
-                    families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom, blockSize,
-                            Compression.values()[compression]));
-                }
-                return new CreateTable(tableId, new TableDescriptor(name, families));
+                return new CreateTable(tableId, readDescriptor(in));
             }
         },
         DROP_TABLE(2) {
@@ -137,7 +143,7 @@ record ManifestEdit(List<Change> changes) {
             @Override
             void write(Change change, Writer out) {
                 AddFile c = (AddFile) change;
-                out.varint(c.tableId());
+                out.varint(c.regionId());
                 out.string(c.family());
                 out.varint(c.file().fileNumber());
                 out.varint(c.file().fileSize());
@@ -149,38 +155,38 @@ record ManifestEdit(List<Change> changes) {
 
             @Override
             Change read(Varints.Reader in) {
-                int tableId = in.readInt(Integer.MAX_VALUE, "table id");
+                int regionId = in.readInt(Integer.MAX_VALUE, "region id");
                 String family = string(in);
                 FileMeta file = new FileMeta(in.readLong(), in.readLong(), in.readLong(), in.readLong(), bytes(in),
                         bytes(in));
-                return new AddFile(tableId, family, file);
+                return new AddFile(regionId, family, file);
             }
         },
         REMOVE_FILE(4) {
             @Override
             void write(Change change, Writer out) {
                 RemoveFile c = (RemoveFile) change;
-                out.varint(c.tableId());
+                out.varint(c.regionId());
                 out.string(c.family());
                 out.varint(c.fileNumber());
             }
 
             @Override
             Change read(Varints.Reader in) {
-                return new RemoveFile(in.readInt(Integer.MAX_VALUE, "table id"), string(in), in.readLong());
+                return new RemoveFile(in.readInt(Integer.MAX_VALUE, "region id"), string(in), in.readLong());
             }
         },
         FLUSHED(5) {
             @Override
             void write(Change change, Writer out) {
                 Flushed c = (Flushed) change;
-                out.varint(c.tableId());
+                out.varint(c.regionId());
                 out.varint(c.sequence());
             }
 
             @Override
             Change read(Varints.Reader in) {
-                return new Flushed(in.readInt(Integer.MAX_VALUE, "table id"), in.readLong());
+                return new Flushed(in.readInt(Integer.MAX_VALUE, "region id"), in.readLong());
             }
         },
         NEXT_FILE(6) {
@@ -204,6 +210,47 @@ record ManifestEdit(List<Change> changes) {
             Change read(Varints.Reader in) {
                 return new NextTable(in.readInt(Integer.MAX_VALUE, "table id"));
             }
+        },
+        TABLE(8) {
+            @Override
+            void write(Change change, Writer out) {
+                Table c = (Table) change;
+                writeTable(c.tableId(), c.descriptor(), out);
+            }
+
+            @Override
+            Change read(Varints.Reader in) {
+                int tableId = in.readInt(Integer.MAX_VALUE, "table id");
+                return new Table(tableId, readDescriptor(in));
+            }
+        },
+        REGION(9) {
+            @Override
+            void write(Change change, Writer out) {
+                AddRegion c = (AddRegion) change;
+                out.varint(c.tableId());
+                out.varint(c.regionId());
+                out.bytes(c.start());
+                out.bytes(c.end());
+                out.varint(c.flushedSequence());
+            }
+
+            @Override
+            Change read(Varints.Reader in) {
+                return new AddRegion(in.readInt(Integer.MAX_VALUE, "table id"),
+                        in.readInt(Integer.MAX_VALUE, "region id"), bytes(in), bytes(in), in.readLong());
+            }
+        },
+        DROP_REGION(10) {
+            @Override
+            void write(Change change, Writer out) {
+                out.varint(((DropRegion) change).regionId());
+            }
+
+            @Override
+            Change read(Varints.Reader in) {
+                return new DropRegion(in.readInt(Integer.MAX_VALUE, "region id"));
+            }
         };
 
         final int code;
@@ -224,6 +271,40 @@ record ManifestEdit(List<Change> changes) {
             }
             throw new Varints.Damage("unknown manifest tag " + code);
         }
+    }
+
+    private static void writeTable(int tableId, TableDescriptor descriptor, Writer out) {
+        out.varint(tableId);
+        out.string(descriptor.name());
+        out.varint(descriptor.families().size());
+        for (FamilyDescriptor f : descriptor.families()) {
+            out.string(f.name());
+            out.varint(f.maxVersions());
+            out.varint(f.timeToLive().toMillis());
+            out.u8(f.bloomFilter() ? 1 : 0);
+            out.varint(f.blockSize());
+            out.u8(f.compression().ordinal());
+        }
+    }
+
+    private static TableDescriptor readDescriptor(Varints.Reader in) {
+        String name = string(in);
+        int count = in.readInt(10_000, "family count");
+        List<FamilyDescriptor> families = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String family = string(in);
+            int versions = in.readInt(Integer.MAX_VALUE, "max versions");
+            long ttl = in.readLong();
+            boolean bloom = u8(in) != 0;
+            int blockSize = in.readInt(Integer.MAX_VALUE, "block size");
+            int compression = u8(in);
+            if (compression >= Compression.values().length) {
+                throw new Varints.Damage("unknown compression " + compression);
+            }
+            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom, blockSize,
+                    Compression.values()[compression]));
+        }
+        return new TableDescriptor(name, families);
     }
 
     /** The record payload of this edit. */

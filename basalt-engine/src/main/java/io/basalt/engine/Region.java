@@ -14,6 +14,7 @@ import io.basalt.client.Increment;
 import io.basalt.client.Mutation;
 import io.basalt.client.NoSuchFamilyException;
 import io.basalt.client.Put;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
@@ -33,8 +34,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 
 /**
- * One table's data and its write and read paths. (One region per table for now; splitting tables
- * into key ranges comes with scale-out.)
+ * One key range {@code [start, end)} of a table: its memtables and SSTables, and the write and
+ * read paths over them. {@link TableRegions} routes each row to its region.
+ *
+ * <p>A region that a split or merge replaced is <em>retired</em>: an operation that reaches it
+ * afterwards fails with {@link RegionMovedException} before it changes anything, and the table
+ * routes it again.
  *
  * <p><b>Write path.</b> Under the table's read lock and the row's write lock: stamp timestamps,
  * resolve deletes and increments against the row's current state, append one record to the
@@ -50,6 +55,11 @@ import java.util.function.UnaryOperator;
 final class Region {
 
     private final int id;
+    private final int tableId;
+    /** The first row of the region; empty: the table's start. */
+    private final byte[] start;
+    /** The first row after the region; empty: the table's end. */
+    private final byte[] end;
     private final TableDescriptor descriptor;
     private final Map<String, FamilyDescriptor> families = new LinkedHashMap<>();
     private final MemorySegment[] familyNames;
@@ -59,6 +69,8 @@ final class Region {
     private final Object viewLock = new Object();
     private volatile View view;
     private volatile boolean dropped;
+    /** Set when a split or merge replaced the region: operations go to its successors. */
+    private volatile boolean retired;
     /** Held by whoever flushes this region, so flushes of one region run one at a time. */
     final Object flushLock = new Object();
     /** Held by whoever compacts this region. */
@@ -68,8 +80,12 @@ final class Region {
     /** Compaction attempts that failed in a row (compactor thread). */
     volatile int compactionFailures;
 
-    Region(int id, TableDescriptor descriptor, Store store, Map<String, List<SSTableReader>> files) {
+    Region(int id, int tableId, byte[] start, byte[] end, TableDescriptor descriptor, Store store,
+           Map<String, List<SSTableReader>> files) {
         this.id = id;
+        this.tableId = tableId;
+        this.start = start;
+        this.end = end;
         this.descriptor = descriptor;
         this.store = store;
         descriptor.families().forEach(f -> families.put(f.name(), f));
@@ -81,8 +97,35 @@ final class Region {
         this.view = new View(new MemTable(), List.of(), all);
     }
 
+    /** The region's id (unique in the store; the manifest's and the row locks' key). */
     int id() {
         return id;
+    }
+
+    /** The table's id (the log's key and the SSTables' directory). */
+    int tableId() {
+        return tableId;
+    }
+
+    byte[] start() {
+        return start;
+    }
+
+    byte[] end() {
+        return end;
+    }
+
+    /** Whether {@code row} falls in {@code [start, end)}. */
+    boolean contains(byte[] row) {
+        return Bytes.compare(row, start) >= 0 && (end.length == 0 || Bytes.compare(row, end) < 0);
+    }
+
+    /** For messages: the table name and the range, {@code t[g, n)}, or just {@code t} for a table of one region. */
+    String label() {
+        if (start.length == 0 && end.length == 0) {
+            return descriptor.name();
+        }
+        return descriptor.name() + "[" + Bytes.toStringBinary(start) + ", " + Bytes.toStringBinary(end) + ")";
     }
 
     TableDescriptor descriptor() {
@@ -220,7 +263,7 @@ final class Region {
                     futures.forEach(f -> f.complete(null));
                     return;
                 }
-                appended = store.wal().append(id, cells, true);
+                appended = store.wal().append(tableId, cells, true);
                 try {
                     target = view.active();
                     target.addAll(cells, appended.sequence());
@@ -286,7 +329,7 @@ final class Region {
             if (cells.isEmpty()) {
                 return CompletableFuture.completedFuture(outcome);
             }
-            appended = store.wal().append(id, cells, wake);
+            appended = store.wal().append(tableId, cells, wake);
             try {
                 target = view.active();
                 for (Cell cell : cells) {
@@ -317,7 +360,15 @@ final class Region {
         if (dropped) {
             throw new TableNotFoundException(descriptor.name());
         }
+        checkCurrent();
         store.checkWritable();
+    }
+
+    /** Fails with {@link RegionMovedException} once the region was replaced. */
+    private void checkCurrent() {
+        if (retired) {
+            throw RegionMovedException.INSTANCE;
+        }
     }
 
     private void checkFamilies(Mutation mutation) {
@@ -515,6 +566,7 @@ final class Region {
      */
     Result get(Get get) {
         checkReadable();
+        checkCurrent();
         return read(get, -1, 0);
     }
 
@@ -540,6 +592,11 @@ final class Region {
             if (collectSources(captured, row, columns, retained, sources)) {
                 break;
             }
+        }
+        if (fixedReadPoint < 0 && retired) { // replaced: what it holds may miss writes to its successors
+            sources.forEach(InternalIterator::close);
+            retained.forEach(SSTableReader::release);
+            throw RegionMovedException.INSTANCE;
         }
         long readPoint = fixedReadPoint >= 0 ? fixedReadPoint : store.mvcc().readPoint(); // after the view: see get
         try {
@@ -615,10 +672,29 @@ final class Region {
         return true;
     }
 
-    /** A scanner at the current read point. */
-    RegionScanner scanner(Scan scan) {
+    /**
+     * A scanner of this region at {@code readPoint}, whose registration the caller holds (and
+     * closes); {@code scan} must lie within the region. Fails with {@link RegionMovedException}
+     * once the region was replaced.
+     */
+    RegionScanner scanner(Scan scan, long readPoint) {
         checkReadable();
-        return openScanner(scan);
+        for (byte[] family : scan.columns().keySet()) {
+            String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
+            if (!families.containsKey(name)) {
+                throw new NoSuchFamilyException(descriptor.name(), name);
+            }
+        }
+        while (true) {
+            View captured = view;
+            if (captured.retain()) {
+                if (retired) {
+                    captured.release();
+                    throw RegionMovedException.INSTANCE;
+                }
+                return new RegionScanner(this, scan, captured, readPoint, store.clock().getAsLong(), null);
+            }
+        }
     }
 
     private void checkReadable() {
@@ -626,24 +702,6 @@ final class Region {
             throw new TableNotFoundException(descriptor.name());
         }
         store.checkOpen();
-    }
-
-    /** Opens a scanner at the current MVCC read point. */
-    private RegionScanner openScanner(Scan scan) {
-        for (byte[] family : scan.columns().keySet()) {
-            String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
-            if (!families.containsKey(name)) {
-                throw new NoSuchFamilyException(descriptor.name(), name);
-            }
-        }
-        ReadPoints.Registration registration = store.readPoints().registerCurrent();
-        while (true) {
-            View captured = view;
-            if (captured.retain()) {
-                return new RegionScanner(this, scan, captured, registration.point(), store.clock().getAsLong(),
-                        registration);
-            }
-        }
     }
 
     // ------------------------------------------------------------------ views, flush, compaction
@@ -662,7 +720,7 @@ final class Region {
         }
         Set<SSTableReader> gone = previous.filesNotIn(next);
         for (SSTableReader file : gone) {
-            if (deleteDropped) {
+            if (deleteDropped && file.unlist()) { // a file a split shared stays while a sibling lists it
                 file.markObsolete();
             }
             file.release();
@@ -673,17 +731,38 @@ final class Region {
     /** Makes the active memtable immutable and starts a new one; returns the frozen memtable or null. */
     MemTable freeze() {
         try (RegionLocks.Lease _ = store.locks().lockTableWrite(id)) {
-            if (view.active().isEmpty()) {
-                return null;
-            }
-            MemTable frozen = view.active();
-            publish(v -> {
-                List<MemTable> flushing = new ArrayList<>(v.flushing());
-                flushing.add(frozen);
-                return new View(new MemTable(), flushing, v.files());
-            }, false);
-            return frozen;
+            return freezeLocked();
         }
+    }
+
+    /** {@link #freeze()} for a caller that holds the region's write lock. */
+    MemTable freezeLocked() {
+        if (view.active().isEmpty()) {
+            return null;
+        }
+        MemTable frozen = view.active();
+        publish(v -> {
+            List<MemTable> flushing = new ArrayList<>(v.flushing());
+            flushing.add(frozen);
+            return new View(new MemTable(), flushing, v.files());
+        }, false);
+        return frozen;
+    }
+
+    /**
+     * Marks the region replaced, for a caller that holds its write lock and has published its
+     * successors: from now on its operations fail with {@link RegionMovedException}.
+     */
+    void retireLocked() {
+        retired = true;
+    }
+
+    /**
+     * Lets go of a replaced region's view: each file its successors do not list is marked
+     * obsolete, and the view's references are dropped (readers that hold their own keep reading).
+     */
+    void closeRetired() {
+        publish(v -> new View(new MemTable(), List.of(), emptyFiles()), true);
     }
 
     /** Replaces a flushed memtable by its files. */
@@ -744,6 +823,65 @@ final class Region {
         return dropped;
     }
 
+    /** What {@code list_regions} shows of the region now. */
+    RegionInfo info() {
+        View v = view;
+        long size = 0;
+        int count = 0;
+        for (SSTableReader file : v.allFiles()) {
+            size += file.bytesIn(start, end);
+            count++;
+        }
+        return new RegionInfo(descriptor.name(), id, start, end, size, count, memtableBytes());
+    }
+
+    /** Bytes of SSTable data in the region (the part in its range of a file it shares with a sibling). */
+    long sizeBytes() {
+        long size = 0;
+        for (SSTableReader file : view.allFiles()) {
+            size += file.bytesIn(start, end);
+        }
+        return size;
+    }
+
+    /**
+     * Whether a file of the region has rows outside its range (a file a split shared with the
+     * sibling): the region never reads them, but a merge must not widen the range over them.
+     */
+    boolean hasRowsBeyondItsRange() {
+        for (SSTableReader file : view.allFiles()) {
+            if (file.firstKey() == null) {
+                continue;
+            }
+            if ((start.length > 0 && Bytes.compare(file.firstKey().rowBytes(), start) < 0)
+                    || (end.length > 0 && Bytes.compare(file.lastKey().rowBytes(), end) >= 0)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A row near the middle of the region's data, where a split leaves about half on each side:
+     * the middle of its largest file's part; {@code null} when there is none to cut at.
+     */
+    byte[] middleRow() {
+        SSTableReader largest = null;
+        long largestBytes = -1;
+        for (SSTableReader file : view.allFiles()) {
+            long bytes = file.bytesIn(start, end);
+            if (bytes > largestBytes) {
+                largest = file;
+                largestBytes = bytes;
+            }
+        }
+        return largest == null ? null : largest.middleRow(start, end);
+    }
+
+    boolean isRetired() {
+        return retired;
+    }
+
     /** Marks the region dropped: operations fail with {@link TableNotFoundException}. */
     void drop() {
         try (RegionLocks.Lease _ = store.locks().lockTableWrite(id)) {
@@ -764,7 +902,7 @@ final class Region {
 
     @Override
     public String toString() {
-        return "Region{" + descriptor.name() + " id=" + id + ", families=" + Arrays.toString(families.keySet().toArray())
+        return "Region{" + label() + " id=" + id + ", families=" + Arrays.toString(families.keySet().toArray())
                 + "}";
     }
 }

@@ -26,4 +26,7 @@ interface RegionLocks {
 
     /** The table's write lock: no mutation of the table runs while it is held. */
     Lease lockTableWrite(int tableId);
+
+    /** The write locks of several tables (regions) in one request, so two callers never deadlock. */
+    Lease lockTablesWrite(java.util.Collection<Integer> tableIds);
 }

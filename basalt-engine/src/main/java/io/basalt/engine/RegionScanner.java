@@ -18,8 +18,8 @@ import java.util.NavigableSet;
  * {@link Visibility} deciding what is alive and the scan's selection deciding what is returned.
  * Forward scans stream the merge; reversed scans find each previous row, then read it forward.
  *
- * <p>Not thread-safe. Holds references to the snapshot's SSTables and a registration of its read
- * point (which stops compaction from dropping what it may still need) until closed.
+ * <p>Not thread-safe. Holds references to the snapshot's SSTables and (unless its table's scanner
+ * holds it) a registration of its read point (which stops compaction from dropping what it may still need) until closed.
  */
 final class RegionScanner implements AutoCloseable {
 
@@ -252,7 +252,9 @@ final class RegionScanner implements AutoCloseable {
             closed = true;
             merged.close();
             view.release();
-            registration.close();
+            if (registration != null) {
+                registration.close();
+            }
         }
     }
 }

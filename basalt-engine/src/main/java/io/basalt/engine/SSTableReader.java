@@ -49,6 +49,8 @@ final class SSTableReader {
     private final long fileSize;
     private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
+    /** The regions whose views list the file: one when it is opened for its region. */
+    private final java.util.concurrent.atomic.AtomicInteger listings = new java.util.concurrent.atomic.AtomicInteger(1);
 
     private SSTableReader(long fileNumber, Path path, Disk.ReadableFile file, BlockCache cache) throws IOException {
         this.fileNumber = fileNumber;
@@ -255,6 +257,49 @@ final class SSTableReader {
     }
 
 
+    /** The first block that may hold {@code row} or a later one; {@link #blockCount()} when none. */
+    private int blockForRow(byte[] row) {
+        return row.length == 0 ? 0 : blockFor(SeekKey.firstOnRow(row));
+    }
+
+    /**
+     * About how many bytes of the file hold rows in {@code [start, end)} (an empty end: to the
+     * file's end), counted in whole blocks from the index; the whole file when the range covers it.
+     */
+    long bytesIn(byte[] start, byte[] end) {
+        int blocks = blockCount();
+        if (blocks == 0) {
+            return 0;
+        }
+        int from = blockForRow(start);
+        int to = end.length == 0 ? blocks : Math.min(blocks, blockForRow(end) + 1);
+        if (from == 0 && to == blocks) {
+            return fileSize;
+        }
+        return to <= from ? 0 : fileSize * (to - from) / blocks;
+    }
+
+    /**
+     * A row near the middle of the file's part of {@code [start, end)}, strictly after
+     * {@code start} and before {@code end}, where a split leaves about half of that part on each
+     * side; {@code null} when the part is too small to cut (one block).
+     */
+    byte[] middleRow(byte[] start, byte[] end) {
+        int blocks = blockCount();
+        if (blocks == 0) {
+            return null;
+        }
+        int from = blockForRow(start);
+        int to = end.length == 0 ? blocks - 1 : Math.min(blocks - 1, blockForRow(end));
+        if (to <= from) {
+            return null;
+        }
+        byte[] row = cellFromKey(MemorySegment.ofArray(lastKeys[(from + to) >>> 1])).rowBytes();
+        boolean inside = io.basalt.bytes.Bytes.compare(row, start) > 0
+                && (end.length == 0 || io.basalt.bytes.Bytes.compare(row, end) < 0);
+        return inside ? row : null;
+    }
+
     /** The smallest key in the file, or {@code null} for an empty file. */
     EncodedCell firstKey() {
         return firstKey;
@@ -357,6 +402,23 @@ final class SSTableReader {
         } else if (n < 0) {
             throw new IllegalStateException("SSTable " + path + " released more often than retained");
         }
+    }
+
+    /**
+     * One more region lists the file (a split gave it to both daughters). A file may be marked
+     * obsolete only when no region lists it any more ({@link #unlist()}).
+     */
+    void list() {
+        listings.incrementAndGet();
+    }
+
+    /** One region no longer lists the file; true when none does (the caller then marks it obsolete). */
+    boolean unlist() {
+        int n = listings.decrementAndGet();
+        if (n < 0) {
+            throw new IllegalStateException("SSTable " + path + " unlisted more often than listed");
+        }
+        return n == 0;
     }
 
     /** Marks the file replaced: it is deleted when the last reference goes. */

@@ -97,11 +97,12 @@ final class Store implements Closeable {
     private final BlockCache blockCache;
     private final WriteAheadLog wal;
     private final RegionLocks locks;
-    private final Map<String, Region> regions = new ConcurrentHashMap<>();
+    private final Map<String, TableRegions> tables = new ConcurrentHashMap<>();
     private final ScheduledExecutorService flusher = background("basalt-flusher");
     private final ScheduledExecutorService compactor = background("basalt-compactor");
     private final Set<Region> flushRequested = ConcurrentHashMap.newKeySet();
     private final Set<Region> compactionRequested = ConcurrentHashMap.newKeySet();
+    private final Set<Region> splitRequested = ConcurrentHashMap.newKeySet();
     /** Directories made durable since this open ({@link #ensureDirectory}). */
     private final Set<Path> durableDirectories = ConcurrentHashMap.newKeySet();
     /** Taken for catalog changes and for committing a flush or compaction, so a drop never races one. */
@@ -155,47 +156,76 @@ final class Store implements Closeable {
             refuseDataWithoutManifest();
             opened = Manifest.open(directory, Manifest.REWRITE_SIZE, disk);
             this.manifest = opened;
-            Map<Integer, Region> byId = new HashMap<>();
+            Map<Integer, TableRegions> byId = new HashMap<>();
+            Map<Integer, Manifest.RegionEntry> entries = new HashMap<>();
             Set<Path> live = new HashSet<>();
+            Map<Long, SSTableReader> readersByFile = new HashMap<>(); // one reader per file, shared by the regions listing it
             for (Manifest.TableEntry table : manifest.tables().values()) {
-                Map<String, List<SSTableReader>> files = new LinkedHashMap<>();
-                for (var family : table.files.entrySet()) {
-                    List<SSTableReader> readers = new ArrayList<>();
-                    List<ManifestEdit.FileMeta> metas = new ArrayList<>(family.getValue());
-                    metas.sort(Comparator.comparingLong(ManifestEdit.FileMeta::maxSequence).reversed());
-                    for (ManifestEdit.FileMeta meta : metas) {
-                        Path path = sstablePath(table.id, family.getKey(), meta.fileNumber());
-                        if (!Files.exists(path)) {
-                            throw new CorruptFileException(path, 0, "SSTable listed in the manifest is missing");
+                List<Region> regionsOfTable = new ArrayList<>();
+                for (Manifest.RegionEntry entry : table.regions.values()) {
+                    Map<String, List<SSTableReader>> files = new LinkedHashMap<>();
+                    for (var family : entry.files.entrySet()) {
+                        List<SSTableReader> readers = new ArrayList<>();
+                        List<ManifestEdit.FileMeta> metas = new ArrayList<>(family.getValue());
+                        metas.sort(Comparator.comparingLong(ManifestEdit.FileMeta::maxSequence).reversed());
+                        for (ManifestEdit.FileMeta meta : metas) {
+                            SSTableReader reader = readersByFile.get(meta.fileNumber());
+                            if (reader != null) {
+                                reader.retain(); // each region's view holds its own reference
+                                reader.list();
+                            } else {
+                                Path path = sstablePath(table.id, family.getKey(), meta.fileNumber());
+                                if (!Files.exists(path)) {
+                                    throw new CorruptFileException(path, 0, "SSTable listed in the manifest is missing");
+                                }
+                                reader = SSTableReader.open(meta.fileNumber(), path, blockCache, disk);
+                                readersByFile.put(meta.fileNumber(), reader);
+                                live.add(path);
+                            }
+                            readers.add(reader);
                         }
-                        readers.add(SSTableReader.open(meta.fileNumber(), path, blockCache, disk));
-                        live.add(path);
+                        files.put(family.getKey(), readers);
                     }
-                    files.put(family.getKey(), readers);
+                    regionsOfTable.add(new Region(entry.id, table.id, entry.start, entry.end, table.descriptor, this,
+                            files));
+                    entries.put(entry.id, entry);
                 }
-                Region region = new Region(table.id, table.descriptor, this, files);
-                regions.put(table.descriptor.name(), region);
-                byId.put(table.id, region);
+                TableRegions regions = new TableRegions(table.id, table.descriptor, this, regionsOfTable);
+                tables.put(table.descriptor.name(), regions);
+                byId.put(table.id, regions);
             }
             deleteOrphans(live, byId.keySet());
 
             long[] replayed = {0};
             WriteAheadLog.Replayed log = WriteAheadLog.replay(directory.resolve("wal"), options.walCorruption(),
                     entry -> {
-                        Region region = byId.get(entry.tableId());
-                        Manifest.TableEntry table = manifest.tables().get(entry.tableId());
-                        if (region != null && table != null && entry.sequence() > table.flushedSequence) {
-                            region.replay(entry.cells(), entry.sequence());
-                            replayed[0]++;
+                        TableRegions table = byId.get(entry.tableId());
+                        if (table == null) {
+                            return; // a dropped table
                         }
+                        // A record holds one table's cells, of one region or (a batch written before a
+                        // split) several: each cell goes to its row's region, unless that region's
+                        // files already hold it.
+                        Region region = null;
+                        List<io.basalt.cell.Cell> part = new ArrayList<>();
+                        for (io.basalt.cell.Cell cell : entry.cells()) {
+                            byte[] row = cell.rowBytes();
+                            if (region == null || !region.contains(row)) {
+                                replayInto(region, entries, part, entry.sequence());
+                                region = table.regionFor(row);
+                            }
+                            part.add(cell);
+                        }
+                        replayInto(region, entries, part, entry.sequence());
+                        replayed[0]++;
                     }, disk);
             // The log may hold no record at all (a flush retired every older segment): sequence
             // numbers then continue from the highest the manifest knows, never from zero, or
             // everything already in SSTables would be invisible and new writes would reuse numbers.
             long lastSequence = log.lastSequence();
-            for (Manifest.TableEntry table : manifest.tables().values()) {
-                lastSequence = Math.max(lastSequence, table.flushedSequence);
-                for (List<ManifestEdit.FileMeta> files : table.files.values()) {
+            for (Manifest.RegionEntry region : entries.values()) {
+                lastSequence = Math.max(lastSequence, region.flushedSequence);
+                for (List<ManifestEdit.FileMeta> files : region.files.values()) {
                     for (ManifestEdit.FileMeta file : files) {
                         lastSequence = Math.max(lastSequence, file.maxSequence());
                     }
@@ -216,12 +246,12 @@ final class Store implements Closeable {
                             walRolled();
                         }
                     });
-            LOG.info("Opened store {}: {} tables, {} log records replayed, last sequence {}", directory,
-                    regions.size(), replayed[0], lastSequence);
+            LOG.info("Opened store {}: {} tables, {} regions, {} log records replayed, last sequence {}", directory,
+                    tables.size(), entries.size(), replayed[0], lastSequence);
             ok = true;
         } finally {
             if (!ok) {
-                for (Region region : regions.values()) {
+                for (Region region : allRegions()) {
                     region.close(false);
                 }
                 if (opened != null) {
@@ -259,6 +289,24 @@ final class Store implements Closeable {
                 }
             }
         }
+    }
+
+    /** Replays {@code cells} of one log record into {@code region} unless its files hold them; clears them. */
+    private static void replayInto(Region region, Map<Integer, Manifest.RegionEntry> entries,
+                                   List<io.basalt.cell.Cell> cells, long sequence) {
+        if (region != null && !cells.isEmpty() && sequence > entries.get(region.id()).flushedSequence) {
+            region.replay(List.copyOf(cells), sequence);
+        }
+        cells.clear();
+    }
+
+    /** Every region of every table (a snapshot). */
+    List<Region> allRegions() {
+        List<Region> all = new ArrayList<>();
+        for (TableRegions table : tables.values()) {
+            all.addAll(table.regions());
+        }
+        return all;
     }
 
     /** Opens (creating) the store in {@code directory} on the local disk. */
@@ -376,21 +424,58 @@ final class Store implements Closeable {
 
     // ------------------------------------------------------------------ catalog
 
-    void createTable(TableDescriptor table) throws IOException {
+    /**
+     * Creates a table of {@code splitKeys.size() + 1} regions: {@code [, k1), [k1, k2), ... [kn, )}.
+     *
+     * @throws IllegalArgumentException when a split key is empty or the keys are not strictly
+     *     ascending
+     */
+    void createTable(TableDescriptor table, List<byte[]> splitKeys) throws IOException {
+        List<byte[]> bounds = checkSplitKeys(table.name(), splitKeys);
         synchronized (catalog) {
             checkWritable();
-            if (regions.containsKey(table.name())) {
+            if (tables.containsKey(table.name())) {
                 throw new TableExistsException(table.name());
             }
             int id = manifest.reserveTableId();
+            List<ManifestEdit.Change> changes = new ArrayList<>();
+            changes.add(new ManifestEdit.Table(id, table));
+            List<Region> created = new ArrayList<>();
+            int last = id;
+            for (int i = 0; i + 1 < bounds.size(); i++) {
+                last = manifest.reserveTableId();
+                changes.add(new ManifestEdit.AddRegion(id, last, bounds.get(i), bounds.get(i + 1), 0));
+                created.add(new Region(last, id, bounds.get(i), bounds.get(i + 1), table, this, Map.of()));
+            }
+            changes.add(new ManifestEdit.NextTable(last + 1));
             try {
-                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.CreateTable(id, table),
-                        new ManifestEdit.NextTable(id + 1))));
+                manifest.apply(new ManifestEdit(changes));
             } catch (ManifestBrokenException e) {
                 throw goReadOnly("creating table " + table.name(), e);
             }
-            regions.put(table.name(), new Region(id, table, this, Map.of()));
+            tables.put(table.name(), new TableRegions(id, table, this, created));
         }
+    }
+
+    /** The region bounds that {@code splitKeys} make, from the empty row to the empty row. */
+    static List<byte[]> checkSplitKeys(String table, List<byte[]> splitKeys) {
+        List<byte[]> bounds = new ArrayList<>();
+        bounds.add(new byte[0]);
+        for (byte[] key : splitKeys) {
+            if (key == null || key.length == 0) {
+                throw new IllegalArgumentException("table " + table + ": a split key is empty; the first region"
+                        + " always starts at the empty row, so list only the rows where later regions start");
+            }
+            byte[] previous = bounds.getLast();
+            if (bounds.size() > 1 && io.basalt.bytes.Bytes.compare(previous, key) >= 0) {
+                throw new IllegalArgumentException("table " + table + ": split keys must be strictly ascending, but '"
+                        + io.basalt.bytes.Bytes.toStringBinary(key) + "' follows '"
+                        + io.basalt.bytes.Bytes.toStringBinary(previous) + "'");
+            }
+            bounds.add(key.clone());
+        }
+        bounds.add(new byte[0]);
+        return bounds;
     }
 
     /**
@@ -400,32 +485,36 @@ final class Store implements Closeable {
     void dropTable(String name) throws IOException {
         synchronized (catalog) {
             checkWritable();
-            Region region = region(name);
+            TableRegions table = table(name);
             try {
-                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.DropTable(region.id()))));
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.DropTable(table.id()))));
             } catch (ManifestBrokenException e) {
                 throw goReadOnly("dropping table " + name, e);
             }
-            region.drop();
-            regions.remove(name);
-            region.close(true);
+            for (Region region : table.regions()) {
+                region.drop();
+            }
+            tables.remove(name);
+            for (Region region : table.regions()) {
+                region.close(true);
+            }
         }
         retireWal();
     }
 
     List<TableDescriptor> tables() {
         checkOpen();
-        return regions.values().stream().map(Region::descriptor).sorted(Comparator.comparing(TableDescriptor::name))
-                .toList();
+        return tables.values().stream().map(TableRegions::descriptor)
+                .sorted(Comparator.comparing(TableDescriptor::name)).toList();
     }
 
-    Region region(String name) {
+    TableRegions table(String name) {
         checkOpen();
-        Region region = regions.get(name);
-        if (region == null) {
+        TableRegions table = tables.get(name);
+        if (table == null) {
             throw new TableNotFoundException(name);
         }
-        return region;
+        return table;
     }
 
     // ------------------------------------------------------------------ flush
@@ -447,7 +536,7 @@ final class Store implements Closeable {
                     flush(region, freeze);
                     region.flushFailures = 0;
                 } catch (IOException | RuntimeException e) {
-                    retry("flush of table " + region.name(), region, ++region.flushFailures, e,
+                    retry("flush of table " + region.label(), region, ++region.flushFailures, e,
                             next -> submitFlush(region, false, next));
                 }
             }, delay, TimeUnit.MILLISECONDS);
@@ -472,7 +561,7 @@ final class Store implements Closeable {
                 } catch (IOException | RuntimeException e) {
                     done.completeExceptionally(e);
                     if (!region.view().flushing().isEmpty()) {
-                        retry("flush of table " + region.name(), region, ++region.flushFailures, e,
+                        retry("flush of table " + region.label(), region, ++region.flushFailures, e,
                                 next -> submitFlush(region, false, next));
                     }
                 }
@@ -512,6 +601,38 @@ final class Store implements Closeable {
         }
         retireWal();
         requestCompaction(region, false);
+        requestSplitIfLarge(region);
+    }
+
+    /**
+     * Queues a split of {@code region} on the compactor thread when its data passed {@link
+     * StoreOptions#regionSplitSize()}. A split that fails leaves the region whole; the next flush
+     * or compaction asks again.
+     */
+    void requestSplitIfLarge(Region region) {
+        long limit = options.regionSplitSize();
+        if (limit <= 0 || region.isRetired() || region.isDropped() || readOnly != null || closed
+                || region.sizeBytes() <= limit || !splitRequested.add(region)) {
+            return;
+        }
+        try {
+            compactor.execute(() -> {
+                try {
+                    if (!region.isRetired() && !region.isDropped() && region.sizeBytes() > limit) {
+                        split(region, null);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    if (!closed && readOnly == null) {
+                        LOG.warn("Splitting region {} ({} bytes, limit {}) failed; it stays whole for now",
+                                region.label(), region.sizeBytes(), limit, e);
+                    }
+                } finally {
+                    splitRequested.remove(region);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            splitRequested.remove(region);
+        }
     }
 
     /** Writes one frozen memtable to SSTables and commits them (see {@link #flush}). */
@@ -520,7 +641,7 @@ final class Store implements Closeable {
         if (!mvcc.awaitReadPoint(frozen.largestSequence(), () -> wal.failure() != null || readOnly != null)) {
             checkWritable();
             throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
-                    + region.name() + " was durable");
+                    + region.label() + " was durable");
         }
         Map<String, SSTableWriter> writers = new LinkedHashMap<>();
         Map<String, SSTableReader> readers = new LinkedHashMap<>();
@@ -534,7 +655,7 @@ final class Store implements Closeable {
                 if (writer == null) {
                     FamilyDescriptor descriptor = region.family(family);
                     long number = manifest.reserveFileNumber();
-                    Path path = sstablePath(region.id(), family, number);
+                    Path path = sstablePath(region.tableId(), family, number);
                     ensureDirectory(path.getParent());
                     writer = new SSTableWriter(path, descriptor, frozen.size(), disk, Disk.Purpose.FLUSH);
                     writers.put(family, writer);
@@ -561,14 +682,14 @@ final class Store implements Closeable {
                         manifest.apply(new ManifestEdit(changes));
                     } catch (ManifestBrokenException e) {
                         keepFiles = true; // the next open may find the edit applied
-                        throw goReadOnly("a flush of table " + region.name(), e);
+                        throw goReadOnly("a flush of table " + region.label(), e);
                     }
                     region.flushed(frozen, readers);
-                    LOG.debug("Flushed {} cells of table {}", frozen.size(), region.name());
+                    LOG.debug("Flushed {} cells of table {}", frozen.size(), region.label());
                     return;
                 }
             }
-            LOG.debug("Table {} was dropped while its flush ran; discarding what it wrote", region.name());
+            LOG.debug("Table {} was dropped while its flush ran; discarding what it wrote", region.label());
             discard(writers, readers, null);
         } catch (IOException | RuntimeException e) {
             if (!keepFiles) {
@@ -622,7 +743,7 @@ final class Store implements Closeable {
         // A write past the read point may sit between its log append and its memtable insert, in
         // no memtable yet: its segment must stay too.
         long oldest = mvcc.readPoint() + 1;
-        for (Region region : regions.values()) {
+        for (Region region : allRegions()) {
             oldest = Math.min(oldest, region.oldestUnflushedSequence());
         }
         return oldest;
@@ -640,7 +761,7 @@ final class Store implements Closeable {
         }
         Region oldest = null;
         long sequence = Long.MAX_VALUE;
-        for (Region region : regions.values()) {
+        for (Region region : allRegions()) {
             long s = region.oldestUnflushedSequence();
             if (s < sequence) {
                 sequence = s;
@@ -671,7 +792,7 @@ final class Store implements Closeable {
                     compact(region, major);
                     region.compactionFailures = 0;
                 } catch (IOException | RuntimeException e) {
-                    retry("compaction of table " + region.name(), region, ++region.compactionFailures, e,
+                    retry("compaction of table " + region.label(), region, ++region.compactionFailures, e,
                             next -> submitCompaction(region, major, next));
                 }
             }, attempt == 0 ? 0 : backoffMillis(attempt), TimeUnit.MILLISECONDS);
@@ -719,6 +840,7 @@ final class Store implements Closeable {
                 new Compaction(this, region, family, inputs, inputs.size() == files.size()).run();
             }
         }
+        requestSplitIfLarge(region);
         synchronized (room) {
             room.notifyAll();
         }
@@ -736,7 +858,7 @@ final class Store implements Closeable {
             try {
                 manifest.apply(edit);
             } catch (ManifestBrokenException e) {
-                throw goReadOnly("a compaction of table " + region.name(), e);
+                throw goReadOnly("a compaction of table " + region.label(), e);
             }
             publish.run();
             return true;
@@ -745,6 +867,280 @@ final class Store implements Closeable {
 
     Manifest manifest() {
         return manifest;
+    }
+
+    // ------------------------------------------------------------------ splits and merges
+
+    /**
+     * Splits {@code parent} at {@code at} ({@code null}: its middle row) on the compactor thread;
+     * completes with the two daughters. See {@link #split}.
+     */
+    CompletableFuture<List<Region>> splitAsync(Region parent, byte[] at) {
+        return onCompactor(() -> split(parent, at));
+    }
+
+    /** Merges two adjacent regions of one table on the compactor thread; completes with the merged one. */
+    CompletableFuture<Region> mergeAsync(Region first, Region second) {
+        return onCompactor(() -> merge(first, second));
+    }
+
+    private <T> CompletableFuture<T> onCompactor(EmbeddedConnection.IoSupplier<T> task) {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        try {
+            compactor.execute(() -> {
+                try {
+                    done.complete(task.get());
+                } catch (IOException | RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new BasaltException("the store in " + directory + " is closed"));
+        }
+        return done;
+    }
+
+    /**
+     * Splits a region in two at row {@code at}: {@code [start, at)} and {@code [at, end)}. No data
+     * is rewritten: both daughters list the parent's files (each reads only its own range of them),
+     * and compactions rewrite them later.
+     *
+     * <p>The parent is flushed while writes go on; then, holding its write lock (writes to it wait,
+     * reads go on), what was written meanwhile is flushed, and <em>one</em> manifest edit drops the
+     * parent and adds the daughters with their file lists. A crash before that edit is durable
+     * leaves the parent, after it both daughters: never a lost or doubled row. The daughters are
+     * published before the parent is retired, so writers that waited on it are routed to them.
+     * The daughters' flushed-up-to sequence is the parent's: every write to the parent is in its
+     * files by then, and none to a daughter has happened yet.
+     *
+     * @throws IllegalArgumentException when {@code at} is not strictly inside the region
+     * @throws BasaltException when the region has no row to split at, or was replaced or dropped
+     */
+    List<Region> split(Region parent, byte[] at) throws IOException {
+        synchronized (parent.compactionLock) {
+            TableRegions table = current(parent);
+            byte[] row = at != null ? at : parent.middleRow();
+            if (row == null) {
+                flush(parent, true);
+                row = parent.middleRow();
+                if (row == null) {
+                    throw new BasaltException("region " + parent.label() + " has too little data to find a row to"
+                            + " split at; name one");
+                }
+            }
+            if (!parent.contains(row) || java.util.Arrays.equals(row, parent.start())) {
+                throw new IllegalArgumentException("split row '" + io.basalt.bytes.Bytes.toStringBinary(row)
+                        + "' is not inside region " + parent.label() + " (after its start, before its end)");
+            }
+            flush(parent, true); // the bulk, while writes go on
+            Region a;
+            Region b;
+            synchronized (parent.flushLock) {
+                synchronized (catalog) {
+                    try (RegionLocks.Lease _ = locks.lockTableWrite(parent.id())) {
+                        checkWritable();
+                        current(parent);
+                        parent.freezeLocked();
+                        while (!parent.view().flushing().isEmpty()) {
+                            writeOut(parent, parent.view().flushing().getFirst());
+                        }
+                        Manifest.RegionState state = manifest.region(parent.id(), true);
+                        int aId = manifest.reserveTableId();
+                        int bId = manifest.reserveTableId();
+                        Map<String, List<SSTableReader>> aFiles = new LinkedHashMap<>();
+                        Map<String, List<SSTableReader>> bFiles = new LinkedHashMap<>();
+                        List<ManifestEdit.Change> changes = new ArrayList<>();
+                        changes.add(new ManifestEdit.DropRegion(parent.id()));
+                        changes.add(new ManifestEdit.AddRegion(table.id(), aId, parent.start(), row,
+                                state.flushedSequence()));
+                        changes.add(new ManifestEdit.AddRegion(table.id(), bId, row, parent.end(),
+                                state.flushedSequence()));
+                        View view = parent.view();
+                        for (var family : view.files().entrySet()) {
+                            Map<Long, ManifestEdit.FileMeta> metas = new HashMap<>();
+                            state.files().get(family.getKey()).forEach(m -> metas.put(m.fileNumber(), m));
+                            List<SSTableReader> inA = new ArrayList<>();
+                            List<SSTableReader> inB = new ArrayList<>();
+                            for (SSTableReader file : family.getValue()) {
+                                ManifestEdit.FileMeta meta = metas.get(file.fileNumber());
+                                if (overlaps(file, parent.start(), row)) {
+                                    inA.add(file);
+                                    changes.add(new ManifestEdit.AddFile(aId, family.getKey(), meta));
+                                }
+                                if (overlaps(file, row, parent.end())) {
+                                    inB.add(file);
+                                    changes.add(new ManifestEdit.AddFile(bId, family.getKey(), meta));
+                                }
+                            }
+                            aFiles.put(family.getKey(), inA);
+                            bFiles.put(family.getKey(), inB);
+                        }
+                        changes.add(new ManifestEdit.NextTable(manifest.nextTableId()));
+                        try {
+                            manifest.apply(new ManifestEdit(changes));
+                        } catch (ManifestBrokenException e) {
+                            throw goReadOnly("splitting region " + parent.label(), e);
+                        }
+                        a = new Region(aId, table.id(), parent.start(), row, table.descriptor(), this,
+                                adopt(aFiles));
+                        b = new Region(bId, table.id(), row, parent.end(), table.descriptor(), this, adopt(bFiles));
+                        table.replace(List.of(parent), List.of(a, b));
+                        parent.retireLocked();
+                    }
+                }
+            }
+            parent.closeRetired();
+            LOG.info("Split region {} at '{}' into {} and {}", parent.label(), io.basalt.bytes.Bytes.toStringBinary(row),
+                    a.label(), b.label());
+            requestCompaction(a, false);
+            requestCompaction(b, false);
+            return List.of(a, b);
+        }
+    }
+
+    /**
+     * Merges two adjacent regions of one table into one, {@code [first.start, second.end)}, in one
+     * manifest edit, after flushing both (the last part under both write locks). The merged
+     * region lists the files of both; its flushed-up-to sequence is the larger of theirs, which
+     * is safe because every write to either is in their files by then. A side that still reads a
+     * file a split shared (one with rows beyond its range) is compacted first: see the comment in
+     * the code.
+     */
+    Region merge(Region first, Region second) throws IOException {
+        if (!java.util.Arrays.equals(first.end(), second.start())) {
+            throw new IllegalArgumentException("regions " + first.label() + " and " + second.label()
+                    + " are not adjacent; only neighbours can be merged");
+        }
+        Region low = first.id() < second.id() ? first : second;
+        Region high = low == first ? second : first;
+        synchronized (low.compactionLock) {
+            synchronized (high.compactionLock) {
+                TableRegions table = current(first);
+                if (current(second) != table) {
+                    throw new IllegalArgumentException("regions " + first.label() + " and " + second.label()
+                            + " belong to different tables");
+                }
+                flush(first, true);
+                flush(second, true);
+                // A file a split shared may still hold rows beyond its region, which the region does
+                // not read but which may be stale (its sibling's compactions dropped their deletes
+                // and older versions elsewhere): merged, the wider range would show them again. So
+                // each side first rewrites its files to its own range, as HBase compacts away
+                // reference files before a merge.
+                for (Region r : List.of(first, second)) {
+                    if (r.hasRowsBeyondItsRange()) {
+                        compact(r, true);
+                    }
+                }
+                Region merged;
+                synchronized (low.flushLock) {
+                    synchronized (high.flushLock) {
+                        synchronized (catalog) {
+                            try (RegionLocks.Lease _ = locks.lockTablesWrite(List.of(first.id(), second.id()))) {
+                                checkWritable();
+                                current(first);
+                                current(second);
+                                for (Region r : List.of(first, second)) {
+                                    if (r.hasRowsBeyondItsRange()) { // compactions are ours: cannot happen
+                                        throw new IllegalStateException("region " + r.label() + " still reads a file"
+                                                + " that reaches beyond its range after compacting it");
+                                    }
+                                }
+                                for (Region r : List.of(first, second)) {
+                                    r.freezeLocked();
+                                    while (!r.view().flushing().isEmpty()) {
+                                        writeOut(r, r.view().flushing().getFirst());
+                                    }
+                                }
+                                Manifest.RegionState one = manifest.region(first.id(), true);
+                                Manifest.RegionState two = manifest.region(second.id(), true);
+                                int id = manifest.reserveTableId();
+                                List<ManifestEdit.Change> changes = new ArrayList<>();
+                                changes.add(new ManifestEdit.DropRegion(first.id()));
+                                changes.add(new ManifestEdit.DropRegion(second.id()));
+                                changes.add(new ManifestEdit.AddRegion(table.id(), id, first.start(), second.end(),
+                                        Math.max(one.flushedSequence(), two.flushedSequence())));
+                                Map<String, List<SSTableReader>> files = new LinkedHashMap<>();
+                                Set<Long> added = new HashSet<>();
+                                for (var family : first.view().files().keySet()) {
+                                    List<SSTableReader> list = new ArrayList<>();
+                                    List<ManifestEdit.FileMeta> metas = new ArrayList<>(one.files().get(family));
+                                    metas.addAll(two.files().get(family));
+                                    Map<Long, ManifestEdit.FileMeta> byNumber = new HashMap<>();
+                                    metas.forEach(m -> byNumber.put(m.fileNumber(), m));
+                                    List<SSTableReader> both = new ArrayList<>(first.view().files().get(family));
+                                    both.addAll(second.view().files().get(family));
+                                    // Newest first, as a view keeps them; a file both listed (shared by
+                                    // an earlier split) is listed once.
+                                    both.sort(Comparator.comparingLong(SSTableReader::maxSequence).reversed());
+                                    for (SSTableReader file : both) {
+                                        if (added.add(file.fileNumber())) {
+                                            list.add(file);
+                                            changes.add(new ManifestEdit.AddFile(id, family,
+                                                    byNumber.get(file.fileNumber())));
+                                        }
+                                    }
+                                    files.put(family, list);
+                                }
+                                changes.add(new ManifestEdit.NextTable(manifest.nextTableId()));
+                                try {
+                                    manifest.apply(new ManifestEdit(changes));
+                                } catch (ManifestBrokenException e) {
+                                    throw goReadOnly("merging regions " + first.label() + " and " + second.label(), e);
+                                }
+                                merged = new Region(id, table.id(), first.start(), second.end(), table.descriptor(),
+                                        this, adopt(files));
+                                table.replace(List.of(first, second), List.of(merged));
+                                first.retireLocked();
+                                second.retireLocked();
+                            }
+                        }
+                    }
+                }
+                first.closeRetired();
+                second.closeRetired();
+                LOG.info("Merged regions {} and {} into {}", first.label(), second.label(), merged.label());
+                requestCompaction(merged, false);
+                return merged;
+            }
+        }
+    }
+
+    /** The table of a region that is still current; fails when it was replaced or its table dropped. */
+    private TableRegions current(Region region) {
+        TableRegions table = tables.get(region.name());
+        if (region.isDropped() || table == null || table.id() != region.tableId()) {
+            throw new TableNotFoundException(region.name());
+        }
+        if (region.isRetired()) {
+            throw new BasaltException("region " + region.label() + " was split or merged meanwhile; list the"
+                    + " table's regions again");
+        }
+        return table;
+    }
+
+    /** Whether the file has rows that may fall in {@code [start, end)}. */
+    private static boolean overlaps(SSTableReader file, byte[] start, byte[] end) {
+        if (file.firstKey() == null) {
+            return false;
+        }
+        byte[] first = file.firstKey().rowBytes();
+        byte[] last = file.lastKey().rowBytes();
+        return io.basalt.bytes.Bytes.compare(last, start) >= 0
+                && (end.length == 0 || io.basalt.bytes.Bytes.compare(first, end) < 0);
+    }
+
+    /** Takes a reference and a listing on each file, for a new region's view. */
+    private static Map<String, List<SSTableReader>> adopt(Map<String, List<SSTableReader>> files) {
+        for (List<SSTableReader> list : files.values()) {
+            for (SSTableReader file : list) {
+                if (!file.retain()) {
+                    throw new IllegalStateException(file + " was closed while a split or merge adopted it");
+                }
+                file.list();
+            }
+        }
+        return files;
     }
 
     // ------------------------------------------------------------------ stalls and failures
@@ -801,7 +1197,7 @@ final class Store implements Closeable {
             String reason = stallReason(region);
             if (reason == null) {
                 if (logged) {
-                    LOG.info("Writes to table {} resumed", region.name());
+                    LOG.info("Writes to table {} resumed", region.label());
                 }
                 return;
             }
@@ -809,11 +1205,11 @@ final class Store implements Closeable {
             long now = System.currentTimeMillis();
             if (deadline == 0) {
                 deadline = now + STALL_LIMIT_MILLIS;
-                LOG.warn("Writes to table {} stall: {}", region.name(), reason);
+                LOG.warn("Writes to table {} stall: {}", region.label(), reason);
                 logged = true;
                 requestCompaction(region, false);
             } else if (now >= deadline) {
-                throw new BasaltException("writes to table " + region.name() + " stalled for more than "
+                throw new BasaltException("writes to table " + region.label() + " stalled for more than "
                         + STALL_LIMIT_MILLIS / 1000 + " s: " + reason);
             }
             synchronized (room) {
@@ -821,7 +1217,7 @@ final class Store implements Closeable {
                     room.wait(Math.max(1, Math.min(100, deadline - now)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new BasaltException("interrupted while waiting for a stalled table " + region.name());
+                    throw new BasaltException("interrupted while waiting for a stalled table " + region.label());
                 }
             }
         }
@@ -841,12 +1237,14 @@ final class Store implements Closeable {
         long total = 0;
         Region largest = null;
         long largestBytes = -1;
-        for (Region r : regions.values()) {
-            long bytes = r.memtableBytes();
-            total += bytes;
-            if (bytes > largestBytes) {
-                largest = r;
-                largestBytes = bytes;
+        for (TableRegions table : tables.values()) {
+            for (Region r : table.regionArray()) {
+                long bytes = r.memtableBytes();
+                total += bytes;
+                if (bytes > largestBytes) {
+                    largest = r;
+                    largestBytes = bytes;
+                }
             }
         }
         if (total >= options.memtableMemoryLimit()) {
@@ -888,12 +1286,12 @@ final class Store implements Closeable {
         }
         IOException failure = null;
         if (readOnly == null) {
-            for (Region region : regions.values()) {
+            for (Region region : allRegions()) {
                 try {
                     flushAsync(region).join();
                 } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
                     Throwable cause = e.getCause() == null ? e : e.getCause();
-                    failure = addTo(failure, new IOException("flushing table " + region.name() + " while closing: "
+                    failure = addTo(failure, new IOException("flushing table " + region.label() + " while closing: "
                             + cause.getMessage() + " (the log keeps its writes; they are replayed on reopening)",
                             cause));
                 }
@@ -907,7 +1305,7 @@ final class Store implements Closeable {
         } catch (IOException e) {
             failure = addTo(failure, e);
         }
-        for (Region region : regions.values()) {
+        for (Region region : allRegions()) {
             region.close(false);
         }
         try {

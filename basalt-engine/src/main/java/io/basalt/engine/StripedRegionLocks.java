@@ -75,4 +75,10 @@ final class StripedRegionLocks implements RegionLocks {
     public Lease lockTableWrite(int tableId) {
         return locks.lock(LockLevel.TABLE, tableKey(tableId), LockMode.WRITE)::close;
     }
+
+    @Override
+    public Lease lockTablesWrite(java.util.Collection<Integer> tableIds) {
+        java.util.List<byte[]> keys = tableIds.stream().map(StripedRegionLocks::tableKey).toList();
+        return locks.lockAll(LockLevel.TABLE, keys, LockMode.WRITE)::close;
+    }
 }

@@ -40,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The randomized crash-and-fault test of issue 17, in the manner of RocksDB's {@code db_stress}:
  * rounds of concurrent writers (puts, batches, whole-row deletes, increments, check-and-mutate)
- * on several tables, with flushes, compactions and creates and drops of a scratch table running
- * beside them, while a {@link FaultyDisk} injects I/O errors, full disks and short writes at every
+ * on several tables, with flushes, compactions, region splits and merges, and creates and drops
+ * of a scratch table running beside them, while a {@link FaultyDisk} injects I/O errors, full disks and short writes at every
  * place the engine writes (WAL append and force, flush, compaction, manifest, directory sync).
  * A round ends with a clean close or a simulated power loss; the store is then reopened and
  * checked against a model of what was acknowledged:
@@ -93,6 +93,9 @@ class CrashFaultStressTest {
     private long acknowledged;
     private long failed;
     private long unknown;
+    /** Splits and merges that completed, to show the rounds did some. */
+    private final java.util.concurrent.atomic.AtomicLong splits = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong merges = new java.util.concurrent.atomic.AtomicLong();
 
     @Test
     void acknowledgedWritesSurviveFaultsAndPowerLossAndFailedOnesNeverAppear() throws Exception {
@@ -129,8 +132,11 @@ class CrashFaultStressTest {
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         System.out.printf("crash-and-fault: %d rounds (%d power losses) in %d s, seed %d; writes acknowledged %d,"
-                + " failed %d, in flight at a power loss %d; faults injected %s%n", round, crashes, seconds, seed,
-                acknowledged, failed, unknown, injected);
+                + " failed %d, in flight at a power loss %d; %d splits and %d merges done; faults injected %s%n",
+                round, crashes, seconds, seed, acknowledged, failed, unknown, splits.get(), merges.get(), injected);
+        if (round >= 50 && (splits.get() == 0 || merges.get() == 0)) {
+            throw new AssertionError("no split or no merge completed in " + round + " rounds (seed " + seed + ")");
+        }
         for (var e : injected.entrySet()) {
             if (e.getValue() == 0) {
                 throw new AssertionError("no fault hit " + e.getKey() + " in " + round + " rounds (seed " + seed + ")");
@@ -212,18 +218,33 @@ class CrashFaultStressTest {
         return powerLoss;
     }
 
-    private static void adminLoop(Connection connection, SplittableRandom random, AtomicBoolean stop) {
+    private void adminLoop(Connection connection, SplittableRandom random, AtomicBoolean stop) {
         int scratch = 0;
         while (!stop.get()) {
             String table = TABLES.get(random.nextInt(TABLES.size()));
-            CompletableFuture<Void> op = switch (random.nextInt(4)) {
+            int kind = random.nextInt(6);
+            CompletableFuture<Void> op = switch (kind) {
                 case 0 -> connection.admin().flush(table);
                 case 1 -> connection.admin().compact(table);
                 case 2 -> connection.admin().createTable(TableDescriptor.of("scratch" + (scratch++ % 3), "f"));
+                case 3 -> connection.admin().split(table, ("w" + random.nextInt(WRITERS) + "-"
+                        + random.nextInt(ROWS_PER_WRITER)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                case 4 -> connection.admin().listRegions(table).thenCompose(regions -> {
+                    if (regions.size() < 2) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    int i = random.nextInt(regions.size() - 1);
+                    return connection.admin().mergeRegions(table, regions.get(i).name(), regions.get(i + 1).name());
+                });
                 default -> connection.admin().dropTable("scratch" + random.nextInt(3));
             };
             try {
                 op.get(60, TimeUnit.SECONDS);
+                if (kind == 3) {
+                    splits.incrementAndGet();
+                } else if (kind == 4) {
+                    merges.incrementAndGet();
+                }
             } catch (ExecutionException e) {
                 // refused (read-only, gone, exists) or failed by a fault: the writers' checks cover data
             } catch (InterruptedException | TimeoutException e) {

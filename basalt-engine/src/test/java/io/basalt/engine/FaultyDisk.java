@@ -87,6 +87,10 @@ final class FaultyDisk implements Disk {
     private volatile double probability;
     private volatile java.util.Set<Place> randomPlaces = java.util.Set.of();
     private volatile boolean dead;
+    /** Operations at every place together, for {@link #atOperation}. */
+    private final AtomicLong allOperations = new AtomicLong();
+    private volatile long stepAt = -1;
+    private volatile Fault stepFault;
 
     FaultyDisk() {
         for (Place place : Place.values()) {
@@ -118,6 +122,22 @@ final class FaultyDisk implements Disk {
         return this;
     }
 
+    /**
+     * The {@code n}th operation from now, at any place, fails with {@code fault}, or, with
+     * {@code fault} null, finds the power gone ({@link #crash()} first). With {@link
+     * #operationsSoFar()} this walks a multi-step operation one step at a time.
+     */
+    FaultyDisk atOperation(long n, Fault fault) {
+        stepFault = fault;
+        stepAt = allOperations.get() + n;
+        return this;
+    }
+
+    /** Operations at every place so far. */
+    long operationsSoFar() {
+        return allOperations.get();
+    }
+
     /** Operations seen at {@code place}. */
     long operations(Place place) {
         return operations.get(place).get();
@@ -134,6 +154,14 @@ final class FaultyDisk implements Disk {
             throw new IOException("simulated power loss: the disk is gone");
         }
         operations.get(place).incrementAndGet();
+        if (allOperations.incrementAndGet() == stepAt) {
+            if (stepFault == null) {
+                crash();
+                throw new IOException("simulated power loss: the disk is gone");
+            }
+            injected.get(place).incrementAndGet();
+            return stepFault;
+        }
         Pause pause = pauses.remove(place);
         if (pause != null) {
             pause.reached.countDown();

@@ -49,7 +49,7 @@ class ManifestTest {
                         .encode(),
                 new ManifestEdit(List.of(new ManifestEdit.Flushed(1, 42))).encode())));
         try (Manifest manifest = Manifest.open(dir)) {
-            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(42);
+            assertThat(manifest.tables().get(1).regions.get(1).flushedSequence).isEqualTo(42);
             manifest.apply(new ManifestEdit(List.of(new ManifestEdit.Flushed(1, 43))));
         }
         byte[] bytes = Files.readAllBytes(dir.resolve(Manifest.FILE));
@@ -57,7 +57,7 @@ class ManifestTest {
                 RecordLogLayout.VERSION_OFFSET)).isEqualTo(RecordLogLayout.VERSION);
         try (Manifest manifest = Manifest.open(dir)) {
             assertThat(manifest.tables().get(1).descriptor).isEqualTo(TABLE);
-            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(43);
+            assertThat(manifest.tables().get(1).regions.get(1).flushedSequence).isEqualTo(43);
         }
     }
 
@@ -69,9 +69,9 @@ class ManifestTest {
         try (Manifest manifest = Manifest.open(dir)) {
             Manifest.TableEntry table = manifest.tables().get(1);
             assertThat(table.descriptor).isEqualTo(TABLE);
-            assertThat(table.flushedSequence).isEqualTo(42);
-            assertThat(table.files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber).containsExactly(5L);
-            assertThat(table.files.get("g")).isEmpty();
+            assertThat(table.regions.get(1).flushedSequence).isEqualTo(42);
+            assertThat(table.regions.get(1).files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber).containsExactly(5L);
+            assertThat(table.regions.get(1).files.get("g")).isEmpty();
             assertThat(manifest.nextFileNumber()).isEqualTo(7);
             assertThat(manifest.nextTableId()).isEqualTo(2);
         }
@@ -87,7 +87,7 @@ class ManifestTest {
             ch.truncate(Files.size(file) - 3);
         }
         try (Manifest manifest = Manifest.open(dir)) {
-            assertThat(manifest.tables().get(1).files.get("g")).as("the removal was torn off")
+            assertThat(manifest.tables().get(1).regions.get(1).files.get("g")).as("the removal was torn off")
                     .extracting(ManifestEdit.FileMeta::fileNumber).containsExactly(6L);
         }
     }
@@ -124,10 +124,10 @@ class ManifestTest {
             assertThat(largest).as("rewritten whenever it passed the limit").isLessThanOrEqualTo(rewriteSize + 200);
         }
         try (Manifest manifest = Manifest.open(dir)) {
-            assertThat(manifest.tables().get(1).flushedSequence).isEqualTo(499);
-            assertThat(manifest.tables().get(1).files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber)
+            assertThat(manifest.tables().get(1).regions.get(1).flushedSequence).isEqualTo(499);
+            assertThat(manifest.tables().get(1).regions.get(1).files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber)
                     .containsExactly(5L);
-            assertThat(manifest.tables().get(1).files.get("g")).isEmpty();
+            assertThat(manifest.tables().get(1).regions.get(1).files.get("g")).isEmpty();
         }
     }
 
@@ -137,7 +137,7 @@ class ManifestTest {
             populate(manifest);
             long size = Files.size(dir.resolve(Manifest.FILE));
             assertThatThrownBy(() -> manifest.apply(new ManifestEdit(List.of(new ManifestEdit.Flushed(9, 1)))))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table id 9");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("region id 9");
             assertThatThrownBy(() -> manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "x", file(8))))))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("family 'x'");
             assertThat(Files.size(dir.resolve(Manifest.FILE))).isEqualTo(size);

@@ -13,6 +13,7 @@ import io.basalt.client.Get;
 import io.basalt.client.Increment;
 import io.basalt.client.Mutation;
 import io.basalt.client.Put;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
@@ -139,7 +140,7 @@ class StoreModelTest {
     @Property(tries = 20, edgeCases = EdgeCasesMode.NONE)
     void storeAgreesWithTheModel(@ForAll("everyCommand") Program program) throws Exception {
         StoreOptions options = program.options().withCompaction(1000, 1001);
-        try (Harness harness = new Harness(options)) {
+        try (Harness harness = new Harness(options, program.splitKeys())) {
             harness.run(program.commands());
         }
     }
@@ -153,7 +154,7 @@ class StoreModelTest {
     void backgroundCompactionsNeverChangeWhatReadsReturn(@ForAll("aroundKnownCompactionBugs") Program program)
             throws Exception {
         StoreOptions options = program.options().withCompaction(2, 30);
-        try (Harness harness = new Harness(options)) {
+        try (Harness harness = new Harness(options, program.splitKeys())) {
             harness.run(program.commands());
         }
     }
@@ -172,13 +173,16 @@ class StoreModelTest {
         return Combinators.combine(
                 g.command().list().ofMinSize(1).ofMaxSize(200).withSizeDistribution(RandomDistribution.uniform()),
                 Arbitraries.of(Durability.SYNC, Durability.ASYNC),
-                Arbitraries.of(0L, 4096L, 1L << 20)).as(Program::new);
+                Arbitraries.of(0L, 4096L, 1L << 20),
+                Arbitraries.of(BOUNDS.subList(1, BOUNDS.size())).set().ofMaxSize(3)
+                        .map(keys -> keys.stream().sorted().toList())).as(Program::new);
     }
 
     // ------------------------------------------------------------------ commands
 
     /** One step of a program; {@code toString} reads like the call it makes. */
-    sealed interface Cmd permits Mutate, GetCmd, ScanCmd, SnapshotScanCmd, Flush, Compact, Reopen, Tick {}
+    sealed interface Cmd permits Mutate, GetCmd, ScanCmd, SnapshotScanCmd, Flush, Compact, Reopen, Tick, Split,
+            Merge {}
 
     /** A command that writes (or may write) one row. */
     sealed interface Mutate extends Cmd permits PutCmd, DeleteCmd, IncrementCmd, CheckCmd, BatchCmd {}
@@ -465,8 +469,24 @@ class StoreModelTest {
         }
     }
 
+    /** Splits the region holding {@code row} at it, or (row empty) every region at its middle. */
+    record Split(String row) implements Cmd {
+        @Override
+        public String toString() {
+            return row.isEmpty() ? "split every region at its middle" : "split at " + show(row);
+        }
+    }
+
+    /** Merges the {@code index}th region (modulo the count less one) with the next. */
+    record Merge(int index) implements Cmd {
+        @Override
+        public String toString() {
+            return "merge region " + index + " with the next";
+        }
+    }
+
     /** A generated program and the store options it runs with. */
-    record Program(List<Cmd> commands, Durability durability, long blockCacheSize) {
+    record Program(List<Cmd> commands, Durability durability, long blockCacheSize, List<String> splitKeys) {
         StoreOptions options() {
             return StoreOptions.defaults().withDurability(durability).withBlockCacheSize(blockCacheSize)
                     .withMemtableFlushSize(64 * 1024).withWalSegmentSize(64 * 1024);
@@ -475,7 +495,8 @@ class StoreModelTest {
         @Override
         public String toString() {
             StringBuilder out = new StringBuilder("program (" + durability + ", block cache " + blockCacheSize
-                    + " bytes, clock starts at " + CLOCK_START + "):");
+                    + " bytes, clock starts at " + CLOCK_START + ", table split at " + splitKeys.stream()
+                    .map(StoreModelTest::show).toList() + "):");
             for (int i = 0; i < commands.size(); i++) {
                 out.append(String.format("%n  %3d  %s", i + 1, commands.get(i)));
             }
@@ -616,7 +637,8 @@ class StoreModelTest {
         Arbitrary<SnapshotScanCmd> snapshotScans() {
             List<Tuple.Tuple2<Integer, Arbitrary<Cmd>>> during = new ArrayList<>(List.of(
                     Tuple.of(4, cmd(puts())), Tuple.of(2, cmd(deletes())), Tuple.of(1, cmd(increments())),
-                    Tuple.of(1, Arbitraries.just(new Flush())), Tuple.of(1, Arbitraries.integers().between(1, 3).map(Tick::new))));
+                    Tuple.of(1, Arbitraries.just(new Flush())), Tuple.of(1, Arbitraries.integers().between(1, 3).map(Tick::new)),
+                    Tuple.of(1, splits()), Tuple.of(1, Arbitraries.integers().between(0, 3).map(Merge::new))));
             if (compactUnderScanner) {
                 during.add(Tuple.of(1, Arbitraries.just(new Compact())));
             }
@@ -637,7 +659,13 @@ class StoreModelTest {
                     Tuple.of(4, Arbitraries.just(new Flush())),
                     Tuple.of(3, Arbitraries.just(new Compact())),
                     Tuple.of(3, Arbitraries.just(new Reopen())),
+                    Tuple.of(3, splits()),
+                    Tuple.of(2, Arbitraries.integers().between(0, 3).map(Merge::new)),
                     Tuple.of(8, Arbitraries.integers().between(1, 3).map(Tick::new))));
+        }
+
+        Arbitrary<Cmd> splits() {
+            return Arbitraries.of(BOUNDS).map(Split::new);
         }
 
         private static Arbitrary<Cmd> cmd(Arbitrary<? extends Cmd> commands) {
@@ -961,11 +989,16 @@ class StoreModelTest {
         private Cmd current;
 
         Harness(StoreOptions options) throws Exception {
+            this(options, List.of());
+        }
+
+        Harness(StoreOptions options, List<String> splitKeys) throws Exception {
             this.directory = Files.createTempDirectory("basalt-model-");
             this.options = options;
             try {
                 open();
-                await(connection.admin().createTable(tableDescriptor()));
+                await(connection.admin().createTable(tableDescriptor(),
+                        splitKeys.stream().map(StoreModelTest::utf8).toList()));
                 if (SEQUENCE_RESTARTS_AFTER_LOG_RETIRED) {
                     await(connection.admin().createTable(TableDescriptor.of(SIDE_TABLE, "f")));
                 }
@@ -1109,6 +1142,56 @@ class StoreModelTest {
                     checkEverything();
                 }
                 case Tick tick -> clock.addAndGet(tick.millis);
+                case Split split -> {
+                    List<RegionInfo> before = await(connection.admin().listRegions(TABLE));
+                    if (split.row.isEmpty()) {
+                        await(connection.admin().split(TABLE, null));
+                    } else if (before.stream().anyMatch(r -> Arrays.equals(r.start(), utf8(split.row)))) {
+                        Throwable refused = failure(connection.admin().split(TABLE, utf8(split.row)));
+                        if (!(refused instanceof IllegalArgumentException)) {
+                            throw new AssertionError(where() + ": a split at a region's start should be refused with"
+                                    + " an IllegalArgumentException, not " + refused, refused);
+                        }
+                    } else {
+                        await(connection.admin().split(TABLE, utf8(split.row)));
+                        List<RegionInfo> after = await(connection.admin().listRegions(TABLE));
+                        if (after.size() != before.size() + 1
+                                || after.stream().noneMatch(r -> Arrays.equals(r.start(), utf8(split.row)))) {
+                            throw new AssertionError(where() + ": regions " + before + " became " + after);
+                        }
+                    }
+                    checkRegions();
+                    checkEverything();
+                }
+                case Merge merge -> {
+                    List<RegionInfo> before = await(connection.admin().listRegions(TABLE));
+                    if (before.size() > 1) {
+                        int i = merge.index % (before.size() - 1);
+                        await(connection.admin().mergeRegions(TABLE, before.get(i).name(), before.get(i + 1).name()));
+                        List<RegionInfo> after = await(connection.admin().listRegions(TABLE));
+                        if (after.size() != before.size() - 1) {
+                            throw new AssertionError(where() + ": regions " + before + " became " + after);
+                        }
+                    }
+                    checkRegions();
+                    checkEverything();
+                }
+            }
+        }
+
+        /** The regions cover the table in order, without gaps or overlaps. */
+        private void checkRegions() throws Exception {
+            List<RegionInfo> regions = await(connection.admin().listRegions(TABLE));
+            Statistics.label("regions").collect(regions.size());
+            byte[] expectedStart = new byte[0];
+            for (RegionInfo r : regions) {
+                if (!Arrays.equals(r.start(), expectedStart)) {
+                    throw new AssertionError(where() + ": regions do not tile the table: " + regions);
+                }
+                expectedStart = r.end();
+            }
+            if (expectedStart.length != 0) {
+                throw new AssertionError(where() + ": the last region does not reach the table's end: " + regions);
             }
         }
 
@@ -1287,6 +1370,16 @@ class StoreModelTest {
             }
             throw e;
         }
+    }
+
+    /** Why {@code future} failed, or an {@link AssertionError} when it did not. */
+    static Throwable failure(CompletableFuture<?> future) throws Exception {
+        try {
+            future.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("expected a failure, but it succeeded");
     }
 
     // ------------------------------------------------------------------ engine bugs found, as minimal examples
@@ -1473,12 +1566,12 @@ class StoreModelTest {
             await(store.connection.admin().flush(TABLE)); // file 3, small: files 1 and 3 form a tier
 
             Store engine = store.connection.store();
-            engine.compact(engine.region(TABLE), false); // what the compactor runs after that flush
+            engine.compact(engine.table(TABLE).regions().getFirst(), false); // what the compactor runs after that flush
 
             String after = valueOf(await(table.get(Get.of("r"))), "f", "a");
             if (!"visible".equals(before) || !"visible".equals(after)) {
                 throw new AssertionError("r f:a read '" + before + "' before the compaction and '" + after
-                        + "' after it (files now " + engine.region(TABLE).view().files().get("f")
+                        + "' after it (files now " + engine.table(TABLE).regions().getFirst().view().files().get("f")
                         + "); expected 'visible' both times");
             }
         }

@@ -138,7 +138,7 @@ class StoreTest {
             await(c.admin().flush("t"));
             await(c.table("t").delete(Delete.of("b")));
             await(c.admin().compact("t"));
-            SSTableReader only = store(c).region("t").view().files().get("f").getFirst();
+            SSTableReader only = store(c).table("t").regions().getFirst().view().files().get("f").getFirst();
             assertThat(only.entries()).as("two versions of a, nothing of b, no markers").isEqualTo(2);
             Result a = await(c.table("t").get(Get.of("a").readAllVersions()));
             assertThat(a.cells()).extracting(io.basalt.cell.Cell::timestamp).containsExactly(5L, 4L);

@@ -131,8 +131,9 @@ public final class EngineHandler implements RequestHandler {
                 c.respond(id, op, _ -> { });
             }
             case CREATE_TABLE -> {
-                TableDescriptor t = decode(body, op, Messages::readTable);
-                run(c, id, op, () -> store.admin().createTable(t), null);
+                TableDescriptor t = Messages.readTable(body);
+                List<byte[]> splitKeys = decode(body, op, Messages::readSplitKeys);
+                run(c, id, op, () -> store.admin().createTable(t, splitKeys), null);
             }
             case LIST_TABLES -> {
                 Wire.end(body, "LIST_TABLES");
@@ -153,6 +154,26 @@ public final class EngineHandler implements RequestHandler {
             case COMPACT -> {
                 String name = name(body, op);
                 run(c, id, op, () -> store.admin().compact(name), null);
+            }
+            case LIST_REGIONS -> {
+                String name = name(body, op);
+                run(c, id, op, () -> store.admin().listRegions(name), Messages::writeRegions);
+            }
+            case LOCATE_REGION -> {
+                String name = Wire.readString(body, "table name");
+                byte[] row = decode(body, op, b -> Wire.readBytes(b, "row"));
+                run(c, id, op, () -> store.admin().locateRegion(name, row), Messages::writeRegion);
+            }
+            case SPLIT -> {
+                String name = Wire.readString(body, "table name");
+                byte[] row = decode(body, op, b -> Wire.readBoolean(b, "has row") ? Wire.readBytes(b, "row") : null);
+                run(c, id, op, () -> store.admin().split(name, row), null);
+            }
+            case MERGE_REGIONS -> {
+                String name = Wire.readString(body, "table name");
+                String first = Wire.readString(body, "first region");
+                String second = decode(body, op, b -> Wire.readString(b, "second region"));
+                run(c, id, op, () -> store.admin().mergeRegions(name, first, second), null);
             }
             case PUT, DELETE -> {
                 AsyncTable table = table(body);

@@ -61,7 +61,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
-            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis");
+            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -144,7 +144,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
-     * backgroundRetryBackoffMillis} (see {@link StoreOptions}).
+     * backgroundRetryBackoffMillis, regionSplitSize} (see {@link StoreOptions}).
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
      */
@@ -249,6 +249,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                         store.backgroundRetryBackoff()));
                 case "backgroundRetryBackoffMillis" -> store(store.withBackgroundRetries(store.backgroundRetries(),
                         Duration.ofMillis(Long.parseLong(v))));
+                case "regionSplitSize" -> store(store.withRegionSplitSize(Long.parseLong(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }

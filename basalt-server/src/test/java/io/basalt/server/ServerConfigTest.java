@@ -34,6 +34,7 @@ class ServerConfigTest {
                 memtableMemoryLimit = 4194304
                 backgroundRetries = 2
                 backgroundRetryBackoffMillis = 250
+                regionSplitSize = 0
                 maxConnections = 7
                 """);
         assertThat(c.store().durability()).isEqualTo(Durability.ASYNC);
@@ -44,6 +45,7 @@ class ServerConfigTest {
         assertThat(c.store().memtableMemoryLimit()).isEqualTo(4 << 20);
         assertThat(c.store().backgroundRetries()).isEqualTo(2);
         assertThat(c.store().backgroundRetryBackoff()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.store().regionSplitSize()).isZero();
         assertThat(c.maxConnections()).isEqualTo(7);
     }
 

@@ -12,6 +12,7 @@ import io.basalt.client.Get;
 import io.basalt.client.Increment;
 import io.basalt.client.Mutation;
 import io.basalt.client.Put;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
@@ -108,6 +109,10 @@ public final class Shell {
                 case "count" -> count(command.args());
                 case "flush" -> await(connection.admin().flush(name(command.args(), 0, "table")));
                 case "compact", "major_compact" -> await(connection.admin().compact(name(command.args(), 0, "table")));
+                case "list_regions" -> listRegions(name(command.args(), 0, "table"));
+                case "locate_region" -> locateRegion(command.args());
+                case "split" -> split(command.args());
+                case "merge_region" -> mergeRegion(command.args());
                 default -> throw new UsageError("unknown command '" + command.name() + "'; type help for the list");
             }
         } catch (UsageError | ShellSyntax.SyntaxError | BasaltException | IllegalArgumentException
@@ -133,6 +138,8 @@ public final class Shell {
                 Basalt shell commands (HBase shell syntax):
                   create 't', 'f1', 'f2'                      create a table (or {NAME => 'f', VERSIONS => 3, TTL => 60,
                                                                BLOOMFILTER => 'NONE', BLOCKSIZE => 65536, COMPRESSION => 'LZ4'})
+                  create 't', 'f', SPLITS => ['g', 'n']       pre-split into regions [,g) [g,n) [n,); or
+                                                               {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' | 'UniformSplit'}
                   list                                        list tables
                   describe 't'                                show a table's families and options
                   drop 't'                                    drop a table and its data (disable is accepted, not needed)
@@ -145,6 +152,10 @@ public final class Shell {
                                REVERSED => true, VERSIONS => n, TIMERANGE => [min, max]}]
                   count 't'                                   count rows
                   flush 't' / compact 't'                     write memory to disk / merge a table's files
+                  list_regions 't'                            a table's regions: name, start, end, size, files, memtable
+                  locate_region 't', 'row'                    the region holding a row
+                  split 't' [, 'row']                         split the region holding row at row (or every region at its middle)
+                  merge_region 'region1', 'region2'           merge two neighbouring regions (names from list_regions)
                   help, exit
                 Strings in double quotes take escapes such as "\\x00"; commands end with ; or a new line.""");
     }
@@ -231,18 +242,53 @@ public final class Shell {
             throw new UsageError("create needs at least one column family: create 't', 'f'");
         }
         List<FamilyDescriptor> families = new ArrayList<>();
+        List<byte[]> splitKeys = List.of();
         for (int i = 1; i < args.size(); i++) {
             Object spec = args.get(i);
             if (spec instanceof byte[] name) {
                 families.add(FamilyDescriptor.of(new String(name, StandardCharsets.UTF_8)));
-            } else if (spec instanceof Map<?, ?>) {
+            } else if (spec instanceof Map<?, ?> && options(args, i).containsKey("NAME")) {
                 families.add(family(options(args, i)));
+            } else if (spec instanceof Map<?, ?>) {
+                splitKeys = splitKeys(options(args, i));
             } else {
                 throw new UsageError("column family must be 'name' or {NAME => 'name', ...}, not " + describeValue(spec));
             }
         }
-        await(connection.admin().createTable(new TableDescriptor(table, families)));
-        out.println("Created table " + table);
+        if (families.isEmpty()) {
+            throw new UsageError("create needs at least one column family: create 't', 'f'");
+        }
+        await(connection.admin().createTable(new TableDescriptor(table, families), splitKeys));
+        out.println("Created table " + table + (splitKeys.isEmpty() ? "" : " with " + (splitKeys.size() + 1)
+                + " regions"));
+    }
+
+    /** The split keys of a table-options hash: {@code SPLITS => [...]} or {@code NUMREGIONS} with {@code SPLITALGO}. */
+    private static List<byte[]> splitKeys(Map<String, Object> options) {
+        for (String key : options.keySet()) {
+            if (!List.of("SPLITS", "NUMREGIONS", "SPLITALGO").contains(key)) {
+                throw new UsageError("unknown table option " + key + " (known: SPLITS, NUMREGIONS, SPLITALGO; a family"
+                        + " hash needs NAME => 'family')");
+            }
+        }
+        if (options.containsKey("SPLITS")) {
+            if (options.containsKey("NUMREGIONS") || options.containsKey("SPLITALGO")) {
+                throw new UsageError("give either SPLITS or NUMREGIONS with SPLITALGO, not both");
+            }
+            if (!(options.get("SPLITS") instanceof List<?> list)) {
+                throw new UsageError("SPLITS must be a list of row keys: SPLITS => ['g', 'n']");
+            }
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < list.size(); i++) {
+                keys.add(bytes(new ArrayList<>(list), i, "split key"));
+            }
+            return keys;
+        }
+        if (!options.containsKey("NUMREGIONS") || !options.containsKey("SPLITALGO")) {
+            throw new UsageError("NUMREGIONS and SPLITALGO go together: {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit'}");
+        }
+        return io.basalt.client.SplitAlgorithm.byName(text(options.get("SPLITALGO")))
+                .splitKeys((int) numberish(options.get("NUMREGIONS"), "NUMREGIONS"));
     }
 
     private static FamilyDescriptor family(Map<String, Object> spec) {
@@ -458,6 +504,81 @@ public final class Shell {
             }
         }
         out.println(rows + " row(s)");
+    }
+
+    private void listRegions(String table) {
+        List<RegionInfo> regions = await(connection.admin().listRegions(table));
+        String[] header = {"REGION_NAME", "START_KEY", "END_KEY", "SIZE", "FILES", "MEMTABLE"};
+        List<String[]> lines = new ArrayList<>();
+        for (RegionInfo r : regions) {
+            lines.add(new String[] {r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                    Long.toString(r.sizeBytes()), Integer.toString(r.files()), Long.toString(r.memtableBytes())});
+        }
+        int[] widths = new int[header.length];
+        for (int i = 0; i < header.length; i++) {
+            widths[i] = header[i].length();
+            for (String[] line : lines) {
+                widths[i] = Math.max(widths[i], line[i].length());
+            }
+        }
+        printRow(header, widths);
+        lines.forEach(line -> printRow(line, widths));
+        out.println(regions.size() + " row(s)");
+    }
+
+    private void printRow(String[] cells, int[] widths) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < cells.length; i++) {
+            line.append(i == 0 ? " " : " | ").append(String.format(Locale.ROOT, "%-" + widths[i] + "s", cells[i]));
+        }
+        out.println(line.toString().stripTrailing());
+    }
+
+    private void locateRegion(List<Object> args) {
+        String table = name(args, 0, "table");
+        RegionInfo r = await(connection.admin().locateRegion(table, bytes(args, 1, "row")));
+        out.println("REGION");
+        out.printf(Locale.ROOT, " {NAME => '%s', STARTKEY => '%s', ENDKEY => '%s', SIZE => %d, FILES => %d,"
+                + " MEMTABLE => %d}%n", r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                r.sizeBytes(), r.files(), r.memtableBytes());
+        out.println("1 row(s)");
+    }
+
+    private void split(List<Object> args) {
+        String table = name(args, 0, "table");
+        byte[] row = args.size() > 1 ? bytes(args, 1, "split row") : null;
+        int before = await(connection.admin().listRegions(table)).size();
+        await(connection.admin().split(table, row));
+        int after = await(connection.admin().listRegions(table)).size();
+        out.println("Table " + table + " now has " + after + " region(s)" + (after == before
+                ? " (no region had enough data to find a middle row; name a split row)" : ""));
+    }
+
+    /**
+     * {@code merge_region 'name1', 'name2'} with names as {@code list_regions} prints them
+     * ({@code table,start,id}), or {@code merge_region 't', 'id1', 'id2'}.
+     */
+    private void mergeRegion(List<Object> args) {
+        String table;
+        String first;
+        String second;
+        if (args.size() >= 3) {
+            table = name(args, 0, "table");
+            first = name(args, 1, "first region");
+            second = name(args, 2, "second region");
+        } else {
+            first = name(args, 0, "first region");
+            second = name(args, 1, "second region");
+            int comma = first.indexOf(',');
+            if (comma <= 0) {
+                throw new UsageError("merge_region takes region names as list_regions prints them ('t,start,id'),"
+                        + " or a table and two region ids: merge_region 't', '12', '13'");
+            }
+            table = first.substring(0, comma);
+        }
+        await(connection.admin().mergeRegions(table, first, second));
+        out.println("Merged; table " + table + " now has " + await(connection.admin().listRegions(table)).size()
+                + " region(s)");
     }
 
     private void count(List<Object> args) {

@@ -124,15 +124,53 @@ final class ShellSyntax {
         List<Object> args = new ArrayList<>();
         skipSpace();
         if (at < text.length()) {
-            args.add(value());
+            args.add(argument());
             skipSpace();
             while (at < text.length()) {
                 expect(',');
-                args.add(value());
+                args.add(argument());
                 skipSpace();
             }
         }
         return new Command(name, args);
+    }
+
+    /**
+     * A command argument: a value, or a hash written without braces as Ruby allows for the last
+     * argument ({@code create 't', 'f', SPLITS => ['g', 'n']}), which runs to the end of the command.
+     */
+    private Object argument() {
+        Object value = value();
+        skipSpace();
+        if (!text.startsWith("=>", at)) {
+            return value;
+        }
+        Map<String, Object> map = new LinkedHashMap<>();
+        Object key = value;
+        while (true) {
+            entry(map, key, " (a hash without braces must be the last argument)");
+            skipSpace();
+            if (at >= text.length()) {
+                return map;
+            }
+            expect(',');
+            key = value();
+        }
+    }
+
+    /** Reads {@code => value} after {@code key} into {@code map}; {@code hint} follows a missing {@code =>}. */
+    private void entry(Map<String, Object> map, Object key, String hint) {
+        String name = switch (key) {
+            case Constant k -> k.name();
+            case byte[] b -> new String(b, StandardCharsets.UTF_8);
+            default -> throw new SyntaxError("hash key " + key + " is not a name");
+        };
+        skipSpace();
+        if (!text.startsWith("=>", at)) {
+            throw new SyntaxError("expected => after " + name + hint);
+        }
+        at += 2;
+        map.put(name.toUpperCase(java.util.Locale.ROOT), value());
     }
 
     private Object value() {
@@ -246,18 +284,7 @@ final class ShellSyntax {
         }
         while (true) {
             skipSpace();
-            Object key = value();
-            String name = switch (key) {
-                case Constant k -> k.name();
-                case byte[] b -> new String(b, StandardCharsets.UTF_8);
-                default -> throw new SyntaxError("hash key " + key + " is not a name");
-            };
-            skipSpace();
-            if (!text.startsWith("=>", at)) {
-                throw new SyntaxError("expected => after " + name);
-            }
-            at += 2;
-            map.put(name.toUpperCase(java.util.Locale.ROOT), value());
+            entry(map, value(), "");
             skipSpace();
             if (peek() == '}') {
                 at++;

@@ -69,4 +69,19 @@ class ShellSyntaxTest {
         assertThatThrownBy(() -> ShellSyntax.parse("get \"t\", \"\\xZZ\""))
                 .hasMessage("\\xZZ is not a hex byte");
     }
+
+    @Test
+    void aHashWithoutBracesRunsToTheEndOfTheCommand() {
+        List<ShellSyntax.Command> commands = ShellSyntax.parse("create 't', 'f', SPLITS => ['g', 'n'], X => 1");
+        assertThat(commands).hasSize(1);
+        List<Object> args = commands.getFirst().args();
+        assertThat(args).hasSize(3);
+        assertThat(args.get(2)).isInstanceOf(java.util.Map.class);
+        java.util.Map<?, ?> hash = (java.util.Map<?, ?>) args.get(2);
+        List<Object> keys = new java.util.ArrayList<>(hash.keySet());
+        assertThat(keys).containsExactly("SPLITS", "X");
+        assertThat((List<?>) hash.get("SPLITS")).hasSize(2);
+        assertThatThrownBy(() -> ShellSyntax.parse("create 't', SPLITS => ['g'], 'f'"))
+                .hasMessageContaining("last argument");
+    }
 }

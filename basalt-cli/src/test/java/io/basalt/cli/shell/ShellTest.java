@@ -116,4 +116,37 @@ class ShellTest {
     void helpListsTheCommands() {
         assertThat(run("help")).contains("create").contains("scan").contains("deleteall").contains("exit");
     }
+
+    @Test
+    void preSplitListLocateSplitAndMergeRegions() {
+        assertThat(run("create 't', 'f', SPLITS => ['g', 'n']")).contains("Created table t with 3 regions");
+        String regions = run("list_regions 't'");
+        assertThat(regions).contains("REGION_NAME").contains("START_KEY").contains("3 row(s)");
+        assertThat(regions.lines().filter(l -> l.startsWith(" t,"))).hasSize(3);
+        run("put 't', 'a', 'f:q', '1'; put 't', 'h', 'f:q', '2'; put 't', 'x', 'f:q', '3'");
+        assertThat(run("locate_region 't', 'h'")).contains("STARTKEY => 'g'").contains("ENDKEY => 'n'");
+        assertThat(run("split 't', 'k'")).contains("now has 4 region(s)");
+        assertThat(run("split 't', 'k'")).contains("ERROR").contains("not inside region");
+        String[] names = run("list_regions 't'").lines().filter(l -> l.startsWith(" t,"))
+                .map(l -> l.substring(1, l.indexOf(' ', 1))).toArray(String[]::new);
+        assertThat(names).hasSize(4);
+        assertThat(run("merge_region '" + names[1] + "', '" + names[2] + "'")).contains("now has 3 region(s)");
+        assertThat(run("merge_region '" + names[0] + "', '" + names[3] + "'")).contains("ERROR");
+        assertThat(run("count 't'")).contains("3 row(s)");
+        assertThat(run("scan 't'")).contains(" a ").contains(" h ").contains(" x ");
+    }
+
+    @Test
+    void preSplitByAlgorithmAndClearErrors() {
+        assertThat(run("create 'h', 'f', {NUMREGIONS => 4, SPLITALGO => 'HexStringSplit'}"))
+                .contains("with 4 regions");
+        assertThat(run("list_regions 'h'")).contains("40000000").contains("c0000000");
+        assertThat(run("create 'u', 'f', {NUMREGIONS => 2, SPLITALGO => 'UniformSplit'}")).contains("with 2 regions");
+        assertThat(run("create 'x', 'f', SPLITS => ['n', 'g']")).contains("ERROR").contains("strictly ascending");
+        assertThat(run("create 'x', 'f', {NUMREGIONS => 4}")).contains("ERROR").contains("SPLITALGO");
+        assertThat(run("create 'x', 'f', {SPLITALGO => 'Nope', NUMREGIONS => 3}")).contains("ERROR")
+                .contains("HexStringSplit");
+        assertThat(run("create 'x', SPLITS => ['a']")).contains("ERROR").contains("column family");
+        assertThat(run("list")).doesNotContain("\nx\n");
+    }
 }

@@ -16,6 +16,7 @@ import io.basalt.client.Put;
 import io.basalt.client.Query;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TimeRange;
 import io.basalt.protocol.MalformedFrameException;
@@ -314,6 +315,69 @@ public final class Messages {
         List<TableDescriptor> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             out.add(readTable(buf));
+        }
+        return out;
+    }
+
+    /** A {@code CREATE_TABLE} body: the table, then its split keys when there are any. */
+    public static void writeCreateTable(ByteBuf buf, TableDescriptor table, List<byte[]> splitKeys) {
+        writeTable(buf, table);
+        if (!splitKeys.isEmpty()) {
+            Wire.writeVarint(buf, splitKeys.size());
+            for (byte[] key : splitKeys) {
+                Wire.writeBytes(buf, key);
+            }
+        }
+    }
+
+    /** The split keys after the table in a {@code CREATE_TABLE} body (none when the body ends there). */
+    public static List<byte[]> readSplitKeys(ByteBuf buf) {
+        if (!buf.isReadable()) {
+            return List.of();
+        }
+        int count = Wire.readVarint(buf, "split key count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " split keys cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<byte[]> keys = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            keys.add(Wire.readBytes(buf, "split key"));
+        }
+        return keys;
+    }
+
+    public static void writeRegion(ByteBuf buf, RegionInfo region) {
+        Wire.writeString(buf, region.table());
+        Wire.writeVarlong(buf, region.id());
+        Wire.writeBytes(buf, region.start());
+        Wire.writeBytes(buf, region.end());
+        Wire.writeVarlong(buf, region.sizeBytes());
+        Wire.writeVarint(buf, region.files());
+        Wire.writeVarlong(buf, region.memtableBytes());
+    }
+
+    public static RegionInfo readRegion(ByteBuf buf) {
+        return new RegionInfo(Wire.readString(buf, "table name"), Wire.readVarlong(buf, "region id"),
+                Wire.readBytes(buf, "region start"), Wire.readBytes(buf, "region end"),
+                Wire.readVarlong(buf, "region size"), Wire.readVarint(buf, "region files"),
+                Wire.readVarlong(buf, "region memtable bytes"));
+    }
+
+    public static void writeRegions(ByteBuf buf, List<RegionInfo> regions) {
+        Wire.writeVarint(buf, regions.size());
+        for (RegionInfo r : regions) {
+            writeRegion(buf, r);
+        }
+    }
+
+    public static List<RegionInfo> readRegions(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "region count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " regions cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<RegionInfo> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(readRegion(buf));
         }
         return out;
     }

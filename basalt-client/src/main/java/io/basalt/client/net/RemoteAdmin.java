@@ -1,6 +1,7 @@
 package io.basalt.client.net;
 
 import io.basalt.client.Admin;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.TableDescriptor;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Wire;
@@ -18,10 +19,11 @@ final class RemoteAdmin implements Admin {
     }
 
     @Override
-    public CompletableFuture<Void> createTable(TableDescriptor table) {
+    public CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
         Objects.requireNonNull(table, "table");
+        List<byte[]> keys = List.copyOf(splitKeys);
         return rpc.call(OpCode.CREATE_TABLE, "CREATE_TABLE '" + table.name() + "'",
-                buf -> Messages.writeTable(buf, table), _ -> null);
+                buf -> Messages.writeCreateTable(buf, table, keys), _ -> null);
     }
 
     @Override
@@ -49,5 +51,46 @@ final class RemoteAdmin implements Admin {
     @Override
     public CompletableFuture<Void> compact(String name) {
         return rpc.call(OpCode.COMPACT, "COMPACT '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<RegionInfo>> listRegions(String table) {
+        Objects.requireNonNull(table, "table");
+        return rpc.call(OpCode.LIST_REGIONS, "LIST_REGIONS '" + table + "'", buf -> Wire.writeString(buf, table),
+                Messages::readRegions);
+    }
+
+    @Override
+    public CompletableFuture<RegionInfo> locateRegion(String table, byte[] row) {
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(row, "row");
+        return rpc.call(OpCode.LOCATE_REGION, "LOCATE_REGION '" + table + "'", buf -> {
+            Wire.writeString(buf, table);
+            Wire.writeBytes(buf, row);
+        }, Messages::readRegion);
+    }
+
+    @Override
+    public CompletableFuture<Void> split(String table, byte[] row) {
+        Objects.requireNonNull(table, "table");
+        return rpc.call(OpCode.SPLIT, "SPLIT '" + table + "'", buf -> {
+            Wire.writeString(buf, table);
+            Wire.writeBoolean(buf, row != null);
+            if (row != null) {
+                Wire.writeBytes(buf, row);
+            }
+        }, _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion) {
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(firstRegion, "firstRegion");
+        Objects.requireNonNull(secondRegion, "secondRegion");
+        return rpc.call(OpCode.MERGE_REGIONS, "MERGE_REGIONS '" + table + "'", buf -> {
+            Wire.writeString(buf, table);
+            Wire.writeString(buf, firstRegion);
+            Wire.writeString(buf, secondRegion);
+        }, _ -> null);
     }
 }
