@@ -45,13 +45,18 @@ final class BenchCommand implements Callable<Integer> {
         return tree.run(javaCommand(tree.root()));
     }
 
-    List<String> javaCommand(Path root) {
+    /** The class path of the built {@code basalt-bench} module, or why there is none. */
+    static String benchClassPath(Path root) {
         Path bench = root.resolve("basalt-bench").resolve("target");
         if (!Files.isDirectory(bench.resolve("classes")) || !Files.isDirectory(bench.resolve("lib"))) {
             throw new IllegalStateException("the benchmarks are not built (" + bench
                     + " has no classes/ and lib/); run ./basalt again to build them");
         }
-        String classPath = bench.resolve("classes") + java.io.File.pathSeparator + bench.resolve("lib").resolve("*");
+        return bench.resolve("classes") + java.io.File.pathSeparator + bench.resolve("lib").resolve("*");
+    }
+
+    List<String> javaCommand(Path root) {
+        String classPath = benchClassPath(root);
         // JMH forks inherit these flags. JMH reads fields through sun.misc.Unsafe, which JDK 25
         // warns about on every fork unless told it is allowed.
         List<String> command = new ArrayList<>(List.of(SourceTree.java(), "--enable-native-access=ALL-UNNAMED",

@@ -120,6 +120,22 @@ class BasaltCliTest {
     }
 
     @Test
+    void loadRunsTheNamedRunInItsOwnJvmWithTheOptionsAfterItsName(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("basalt-bench/target/classes"));
+        Files.createDirectories(root.resolve("basalt-bench/target/lib"));
+        LoadCommand command = new LoadCommand();
+        new CommandLine(command).parseArgs("regions", "--quick", "--mb", "64");
+
+        List<String> java = command.javaCommand(root);
+
+        assertThat(java).containsSubsequence(LoadCommand.RUNS.get("regions"), "--quick", "--mb", "64");
+        LoadCommand unknown = new LoadCommand();
+        new CommandLine(unknown).parseArgs("nope");
+        assertThatThrownBy(() -> unknown.javaCommand(root)).hasMessageContaining("no load run named 'nope'")
+                .hasMessageContaining("regions");
+    }
+
+    @Test
     void benchSaysSoWhenTheBenchmarksAreNotBuilt(@TempDir Path root) {
         BenchCommand command = new BenchCommand();
         new CommandLine(command).parseArgs("cells");

@@ -31,10 +31,16 @@ public interface Admin {
     /** Drops a table and all its data. Fails with {@link TableNotFoundException}. */
     CompletableFuture<Void> dropTable(String name);
 
-    /** Writes the table's in-memory data to disk; completes when it is there. */
+    /**
+     * Writes the in-memory data of a table (every region), or of one region named as {@link
+     * RegionInfo#name()} prints it, to disk; completes when it is there.
+     */
     CompletableFuture<Void> flush(String name);
 
-    /** Merges all the table's files into one per family; completes when done. */
+    /**
+     * Merges the files of each region of a table, or of one named region, into one per family;
+     * completes when done.
+     */
     CompletableFuture<Void> compact(String name);
 
     /** The table's regions in key order. Fails with {@link TableNotFoundException}. */

@@ -125,7 +125,8 @@ final class Compaction {
         }
     }
 
-    void run() throws IOException {
+    /** Runs the compaction; returns the bytes it wrote (0 when it kept nothing or did not commit). */
+    long run() throws IOException {
         for (SSTableReader input : inputs) {
             if (!input.retain()) {
                 throw new IllegalStateException(input + " was closed while a compaction selected it");
@@ -205,9 +206,10 @@ final class Compaction {
         if (!committed) {
             discard(output, path, false, null);
             LOG.debug("Table {} was dropped while compacting {}; discarded the output", region.label(), family.name());
-            return;
+            return 0;
         }
         LOG.debug("Compacted {} files of {}:{} into {} ({} cells kept, {} dropped)", inputs.size(), region.label(),
                 family.name(), output == null ? "nothing" : path.getFileName(), kept, dropped);
+        return output == null ? 0 : output.fileSize();
     }
 }

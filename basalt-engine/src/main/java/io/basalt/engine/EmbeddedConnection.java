@@ -108,12 +108,24 @@ final class EmbeddedConnection implements Connection {
 
         @Override
         public CompletableFuture<Void> flush(String name) {
-            return call(() -> store.table(name)).thenCompose(t -> eachRegion(t, store::flushAsync));
+            return call(() -> regionsNamed(name)).thenCompose(regions -> each(regions, store::flushAsync));
         }
 
         @Override
         public CompletableFuture<Void> compact(String name) {
-            return call(() -> store.table(name)).thenCompose(t -> eachRegion(t, store::compactAsync));
+            return call(() -> regionsNamed(name)).thenCompose(regions -> each(regions, store::compactAsync));
+        }
+
+        /**
+         * The regions {@code name} stands for: every region of a table, or one region named as
+         * {@link RegionInfo#name()} prints it ({@code table,start,id}; a table name has no comma).
+         */
+        private List<Region> regionsNamed(String name) {
+            int comma = name.indexOf(',');
+            if (comma < 0) {
+                return store.table(name).regions();
+            }
+            return List.of(store.table(name.substring(0, comma)).region(name));
         }
 
         @Override
@@ -154,10 +166,10 @@ final class EmbeddedConnection implements Connection {
             }).thenCompose(pair -> store.mergeAsync(pair.get(0), pair.get(1))).thenApply(ignored -> null);
         }
 
-        /** Runs {@code action} on every region of the table; completes when all did, or with the first failure. */
-        private CompletableFuture<Void> eachRegion(TableRegions table,
-                                                   java.util.function.Function<Region, CompletableFuture<Void>> action) {
-            return CompletableFuture.allOf(table.regions().stream().map(action).toArray(CompletableFuture[]::new));
+        /** Runs {@code action} on each region; completes when all did, or with the first failure. */
+        private CompletableFuture<Void> each(List<Region> regions,
+                                             java.util.function.Function<Region, CompletableFuture<Void>> action) {
+            return CompletableFuture.allOf(regions.stream().map(action).toArray(CompletableFuture[]::new));
         }
     }
 }

@@ -109,6 +109,14 @@ final class Store implements Closeable {
     private final Object catalog = new Object();
     private final Object room = new Object();
     private volatile StoreReadOnlyException readOnly;
+    private final java.util.concurrent.atomic.AtomicLong compactionsRunning = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong compactions = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong longestCompaction = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong compactionNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong compactedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong flushes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong splits = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong merges = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
 
     private static ScheduledExecutorService background(String name) {
@@ -685,6 +693,7 @@ final class Store implements Closeable {
                         throw goReadOnly("a flush of table " + region.label(), e);
                     }
                     region.flushed(frozen, readers);
+                    flushes.incrementAndGet();
                     LOG.debug("Flushed {} cells of table {}", frozen.size(), region.label());
                     return;
                 }
@@ -837,7 +846,18 @@ final class Store implements Closeable {
                 if (inputs.isEmpty() || (major && files.isEmpty())) {
                     continue;
                 }
-                new Compaction(this, region, family, inputs, inputs.size() == files.size()).run();
+                compactionsRunning.incrementAndGet();
+                long started = System.nanoTime();
+                try {
+                    compactedBytes.addAndGet(new Compaction(this, region, family, inputs,
+                            inputs.size() == files.size()).run());
+                } finally {
+                    long took = System.nanoTime() - started;
+                    compactionsRunning.decrementAndGet();
+                    compactions.incrementAndGet();
+                    compactionNanos.addAndGet(took);
+                    longestCompaction.accumulateAndGet(took, Math::max);
+                }
             }
         }
         requestSplitIfLarge(region);
@@ -867,6 +887,11 @@ final class Store implements Closeable {
 
     Manifest manifest() {
         return manifest;
+    }
+
+    EngineStatistics statistics() {
+        return new EngineStatistics(compactionsRunning.get(), compactions.get(), longestCompaction.get(),
+                compactionNanos.get(), compactedBytes.get(), flushes.get(), splits.get(), merges.get());
     }
 
     // ------------------------------------------------------------------ splits and merges
@@ -990,6 +1015,7 @@ final class Store implements Closeable {
                 }
             }
             parent.closeRetired();
+            splits.incrementAndGet();
             LOG.info("Split region {} at '{}' into {} and {}", parent.label(), io.basalt.bytes.Bytes.toStringBinary(row),
                     a.label(), b.label());
             requestCompaction(a, false);
@@ -1099,6 +1125,7 @@ final class Store implements Closeable {
                 }
                 first.closeRetired();
                 second.closeRetired();
+                merges.incrementAndGet();
                 LOG.info("Merged regions {} and {} into {}", first.label(), second.label(), merged.label());
                 requestCompaction(merged, false);
                 return merged;

@@ -151,7 +151,7 @@ public final class Shell {
                   scan 't' [, {LIMIT => n, STARTROW => 'a', STOPROW => 'b', COLUMNS => ['f:q'],
                                REVERSED => true, VERSIONS => n, TIMERANGE => [min, max]}]
                   count 't'                                   count rows
-                  flush 't' / compact 't'                     write memory to disk / merge a table's files
+                  flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
                   locate_region 't', 'row'                    the region holding a row
                   split 't' [, 'row']                         split the region holding row at row (or every region at its middle)

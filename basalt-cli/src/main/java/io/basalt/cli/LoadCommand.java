@@ -1,0 +1,47 @@
+package io.basalt.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code basalt load NAME}: an end-to-end load run of {@code basalt-bench} in its own JVM (a load
+ * run measures a whole store under load, where a JMH suite measures one code path). Options after
+ * the name go to the run; {@code --help} after it lists them.
+ */
+@Command(name = "load", mixinStandardHelpOptions = true,
+        description = {"Run one load run (a whole store under load) and print its table.",
+            "Runs: " + "regions (one region against many: compactions and read latency; issue 18)."})
+final class LoadCommand implements Callable<Integer> {
+
+    static final Map<String, String> RUNS = Map.of("regions", "io.basalt.bench.load.RegionLoadRun");
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The run: regions.")
+    private String name;
+
+    @Unmatched
+    private List<String> arguments = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        SourceTree tree = SourceTree.fromEnvironment();
+        return tree.run(javaCommand(tree.root()));
+    }
+
+    List<String> javaCommand(Path root) {
+        String main = RUNS.get(name);
+        if (main == null) {
+            throw new IllegalArgumentException("no load run named '" + name + "'; known: " + RUNS.keySet());
+        }
+        String classPath = BenchCommand.benchClassPath(root);
+        List<String> command = new ArrayList<>(List.of(SourceTree.java(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseG1GC", "-Xmx4g", "-cp", classPath, main));
+        command.addAll(arguments);
+        return command;
+    }
+}
