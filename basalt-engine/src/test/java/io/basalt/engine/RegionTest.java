@@ -223,8 +223,14 @@ class RegionTest {
         try (Connection c = open(options)) {
             await(c.admin().createTable(TableDescriptor.of("t", "f")));
             byte[] value = new byte[200];
-            for (int i = 0; i < 4000; i++) { // about 900 KB
-                await(c.table("t").put(new Put(b(String.format("r%05d", i))).addColumn(b("f"), b("q"), value)));
+            for (int i = 0; i < 4000; i += 100) { // about 900 KB, in batches: one force each
+                List<io.basalt.client.Mutation> puts = new ArrayList<>();
+                for (int k = i; k < i + 100; k++) {
+                    puts.add(new Put(b(String.format("r%05d", k))).addColumn(b("f"), b("q"), value));
+                }
+                for (CompletableFuture<Object> f : c.table("t").batch(puts)) {
+                    await(f);
+                }
             }
             await(c.admin().flush("t"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -257,6 +263,43 @@ class RegionTest {
             assertThat(starts(c, "t")).containsExactly("", "m");
             assertThat(get(c, "a")).isEqualTo("1");
             assertThat(get(c, "z")).isEqualTo("2");
+        }
+    }
+
+    /** The store in {@code fixtures/pre-regions-0.1}, written by Basalt before regions (see its README). */
+    @Test
+    void aStoreWrittenBeforeRegionsOpensAsOneRegionAndSplits() throws Exception {
+        Path fixture = Path.of(getClass().getResource("/fixtures/pre-regions-0.1/MANIFEST").toURI()).getParent();
+        try (Stream<Path> walk = Files.walk(fixture)) {
+            for (Path from : walk.filter(Files::isRegularFile).toList()) {
+                Path relative = fixture.relativize(from);
+                if (!relative.toString().equals("README.md")) {
+                    Files.createDirectories(dir.resolve(relative).getParent());
+                    Files.copy(from, dir.resolve(relative));
+                }
+            }
+        }
+        for (int round = 0; round < 3; round++) {
+            try (Connection c = open()) {
+                assertThat(await(c.admin().listTables())).extracting(TableDescriptor::name).containsExactly("t");
+                assertThat(get(c, "row0")).as("overwritten in the log only").isEqualTo("updated0");
+                assertThat(get(c, "row1")).isEqualTo("flushed1");
+                assertThat(get(c, "row2")).as("deleted in the log only").isNull();
+                assertThat(get(c, "row9")).isEqualTo("flushed9");
+                assertThat(get(c, "row14")).as("in the log only").isEqualTo("logged14");
+                Result versions = await(c.table("t").get(Get.of("row1").addColumn(b("g"), b("v")).readVersions(3)));
+                assertThat(versions.columnCells(b("g"), b("v"))).extracting(cell -> cell.timestamp())
+                        .containsExactly(20L, 10L);
+                assertThat(rows(c, new Scan())).hasSize(14);
+                List<RegionInfo> regions = await(c.admin().listRegions("t"));
+                if (round == 0) {
+                    assertThat(regions).hasSize(1);
+                    assertThat(regions.getFirst().id()).as("the table's id").isEqualTo(1);
+                    await(c.admin().split("t", b("row5")));
+                } else {
+                    assertThat(starts(c, "t")).containsExactly("", "row5");
+                }
+            }
         }
     }
 

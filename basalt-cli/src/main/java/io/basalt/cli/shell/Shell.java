@@ -150,7 +150,7 @@ public final class Shell {
                   incr 't', 'row', 'f:q' [, n]                add n (default 1) to a counter
                   scan 't' [, {LIMIT => n, STARTROW => 'a', STOPROW => 'b', COLUMNS => ['f:q'],
                                REVERSED => true, VERSIONS => n, TIMERANGE => [min, max]}]
-                  count 't'                                   count rows
+                  count 't'                                   count rows (of a table, or of one region by name)
                   flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
                   locate_region 't', 'row'                    the region holding a row
@@ -581,10 +581,26 @@ public final class Shell {
                 + " region(s)");
     }
 
+    /** {@code count 't'}, or {@code count 't,start,id'} for one region (a name as list_regions prints it). */
     private void count(List<Object> args) {
-        AsyncTable table = connection.table(name(args, 0, "table"));
+        String name = name(args, 0, "table");
+        Scan scan = new Scan();
+        int comma = name.indexOf(',');
+        String tableName = comma > 0 ? name.substring(0, comma) : name;
+        if (comma > 0) {
+            String id = name.substring(name.lastIndexOf(',') + 1);
+            RegionInfo region = await(connection.admin().listRegions(tableName)).stream()
+                    .filter(r -> r.name().equals(name) || Long.toString(r.id()).equals(id)).findFirst()
+                    .orElseThrow(() -> new UsageError("table " + tableName + " has no region " + name
+                            + "; list_regions shows them"));
+            scan.withStartRow(region.start());
+            if (region.end().length > 0) {
+                scan.withStopRow(region.end());
+            }
+        }
+        AsyncTable table = connection.table(tableName);
         long rows = 0;
-        try (ResultScanner scanner = table.scanner(new Scan())) {
+        try (ResultScanner scanner = table.scanner(scan)) {
             while (scanner.next() != null) {
                 rows++;
             }

@@ -133,6 +133,9 @@ class ShellTest {
         assertThat(run("merge_region '" + names[1] + "', '" + names[2] + "'")).contains("now has 3 region(s)");
         assertThat(run("merge_region '" + names[0] + "', '" + names[3] + "'")).contains("ERROR");
         assertThat(run("count 't'")).contains("3 row(s)");
+        assertThat(run("count '" + names[0] + "'")).as("the first region holds only a").contains("1 row(s)");
+        assertThat(run("flush '" + names[0] + "'; compact '" + names[0] + "'")).doesNotContain("ERROR");
+        assertThat(run("count 't,zz,999'")).contains("ERROR").contains("no region");
         assertThat(run("scan 't'")).contains(" a ").contains(" h ").contains(" x ");
     }
 
