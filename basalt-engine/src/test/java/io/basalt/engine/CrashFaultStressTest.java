@@ -273,11 +273,11 @@ class CrashFaultStressTest {
         private long refused;
         private long inDoubt;
         /**
-         * Whether this writer already has a write in doubt: it waits for each write, so only the one
-         * in flight when the power went can have reached the disk; every later one failed on a
-         * dead disk before writing anything.
+         * The op whose write is in doubt, or -1: the writer waits for each op, so only the one in
+         * flight when the power went (all puts of it, for a batch) can have reached the disk; every
+         * later one failed on a dead disk before writing anything.
          */
-        private boolean doubted;
+        private int doubtedOp = -1;
 
         Writer(Connection connection, int id, SplittableRandom random, AtomicBoolean stop, AtomicBoolean crashed) {
             this.connection = connection;
@@ -358,10 +358,16 @@ class CrashFaultStressTest {
                         columns.put("q2", value);
                         after.put(key(table, row), new RowState(columns, state(table, row).counter()));
                     }
-                    // The puts of a batch are logged as one record: all of them make it, or none.
-                    future = CompletableFuture.allOf(t.batch(puts).toArray(CompletableFuture[]::new));
+                    // Each put has its own outcome: a batch whose rows lie in several regions is
+                    // logged as one record per region, and one may fail while another succeeds.
+                    List<CompletableFuture<Object>> futures = t.batch(puts);
+                    for (int i = 0; i < futures.size(); i++) {
+                        String k = key(table, rows.get(i));
+                        settle(futures.get(i), Map.of(k, after.get(k)), null, op);
+                    }
+                    continue;
                 }
-                settle(future, after, outcome);
+                settle(future, after, outcome, op);
             }
         }
 
@@ -374,11 +380,11 @@ class CrashFaultStressTest {
         }
 
         /** Waits for one write and records what it means for the model. */
-        private void settle(CompletableFuture<?> future, Map<String, RowState> after, Object[] outcome) {
+        private void settle(CompletableFuture<?> future, Map<String, RowState> after, Object[] outcome, int op) {
             boolean crashedBefore = crashed.get();
             String verdict = "?";
             try {
-                verdict = settleOne(future, after, outcome, crashedBefore);
+                verdict = settleOne(future, after, outcome, crashedBefore, op);
             } finally {
                 for (var e : after.entrySet()) {
                     history.computeIfAbsent(e.getKey(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
@@ -388,7 +394,7 @@ class CrashFaultStressTest {
         }
 
         private String settleOne(CompletableFuture<?> future, Map<String, RowState> after, Object[] outcome,
-                                 boolean crashedBefore) {
+                                 boolean crashedBefore, int op) {
             try {
                 future.get(60, TimeUnit.SECONDS);
                 if (outcome != null && outcome[0] instanceof Boolean applied && !applied) {
@@ -400,8 +406,8 @@ class CrashFaultStressTest {
                 after.keySet().forEach(pending::remove);
                 return "acknowledged";
             } catch (ExecutionException e) {
-                if ((crashedBefore || crashed.get()) && !doubted) {
-                    doubted = true;
+                if ((crashedBefore || crashed.get()) && (doubtedOp < 0 || doubtedOp == op)) {
+                    doubtedOp = op; // the write in flight at the power loss: all puts of it, for a batch
                     inDoubt++;
                     pending.putAll(after); // may have reached the disk before the power went
                     return "in doubt (" + e.getCause() + ")";
