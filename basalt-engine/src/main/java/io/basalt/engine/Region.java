@@ -673,27 +673,36 @@ final class Region {
     }
 
     /**
-     * A scanner of this region at {@code readPoint}, whose registration the caller holds (and
-     * closes); {@code scan} must lie within the region. Fails with {@link RegionMovedException}
-     * once the region was replaced.
+     * The region's current view with a reference taken on each of its files (released by the
+     * scanner built on it, or by the caller), or {@code null} once the region was replaced: its
+     * successors hold its rows then.
      */
-    RegionScanner scanner(Scan scan, long readPoint) {
+    View captureView() {
         checkReadable();
-        for (byte[] family : scan.columns().keySet()) {
-            String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
-            if (!families.containsKey(name)) {
-                throw new NoSuchFamilyException(descriptor.name(), name);
-            }
-        }
         while (true) {
             View captured = view;
             if (captured.retain()) {
                 if (retired) {
                     captured.release();
-                    throw RegionMovedException.INSTANCE;
+                    return null;
                 }
-                return new RegionScanner(this, scan, captured, readPoint, store.clock().getAsLong(), null);
+                return captured;
             }
+        }
+    }
+
+    /**
+     * A scanner over {@code captured} (from {@link #captureView()}; the scanner owns its
+     * references from now on) at {@code readPoint} and clock time {@code now}, both taken when the
+     * table's scan opened, whose registration the caller holds; {@code scan} must lie within the
+     * region and name only families of the table.
+     */
+    RegionScanner scanner(Scan scan, View captured, long readPoint, long now) {
+        try {
+            return new RegionScanner(this, scan, captured, readPoint, now, null);
+        } catch (RuntimeException | Error e) {
+            captured.release();
+            throw e;
         }
     }
 

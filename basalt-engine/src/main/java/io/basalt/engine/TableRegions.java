@@ -126,17 +126,6 @@ final class TableRegions {
         return all[low];
     }
 
-    /** The region holding the greatest row below {@code row} (which is not empty), or null when none. */
-    Region regionBefore(byte[] row) {
-        Region[] all = regions;
-        for (int i = all.length - 1; i >= 0; i--) {
-            if (Bytes.compare(all[i].start(), row) < 0) {
-                return all[i];
-            }
-        }
-        return null;
-    }
-
     // ------------------------------------------------------------------ routing
 
     CompletableFuture<Object> mutate(Mutation mutation) {
@@ -240,7 +229,13 @@ final class TableRegions {
     /** A scanner over the table at the current read point, walking its regions in the scan's order. */
     TableScanner scanner(Scan scan) {
         store.checkOpen();
-        return new TableScanner(this, scan, store.readPoints().registerCurrent());
+        for (byte[] family : scan.columns().keySet()) {
+            String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
+            if (descriptor.family(name).isEmpty()) {
+                throw new io.basalt.client.NoSuchFamilyException(descriptor.name(), name);
+            }
+        }
+        return new TableScanner(this, scan, store.readPoints().registerCurrent(), store.clock().getAsLong());
     }
 
     @Override

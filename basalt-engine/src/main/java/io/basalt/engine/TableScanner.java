@@ -3,46 +3,103 @@ package io.basalt.engine;
 import io.basalt.bytes.Bytes;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Scans a table by walking its regions in the scan's order, one {@link RegionScanner} at a time,
- * all at the one read point registered when the scan opened: the caller sees one snapshot of the
- * table, whatever splits or merges happen meanwhile (a region scanner keeps the files of the
- * region it opened on; the next region is looked up by key when it is reached).
+ * Scans a table by walking the regions the scan covers in the scan's order, one
+ * {@link RegionScanner} at a time.
+ *
+ * <p><b>One snapshot.</b> When the scan opens it registers one read point, takes the store's
+ * clock once, and captures the view of every region it will read (a reference on each of their
+ * files): a region scanner is only built when the walk reaches its region, but from the view
+ * captured at the open. So the caller sees the table as it was when the scan opened, however
+ * long the walk takes and whatever flushes, compactions, splits or merges happen meanwhile.
+ * Capturing the views is what makes that hold for time to live too: a compaction that runs
+ * after the open may drop cells that expired since (it judges expiry at its own clock), and a
+ * view captured later would miss cells the scan's clock still sees as alive.
  *
  * <p>Not thread-safe, like the region scanner.
  */
 final class TableScanner implements AutoCloseable {
 
-    private final TableRegions table;
+    /** A region the scan will read, and its view as captured at the open (with references). */
+    private record Part(Region region, View view) {}
+
     private final Scan scan;
     private final ReadPoints.Registration registration;
-    /** Where the next region's part of the scan begins, in the scan's direction; empty: the table's edge. */
-    private byte[] cursor;
-    private boolean cursorInclusive;
+    private final long now;
+    private final List<Part> parts;
+    private int next;
     private RegionScanner current;
     private long rows;
-    private boolean finished;
     private boolean closed;
 
-    TableScanner(TableRegions table, Scan scan, ReadPoints.Registration registration) {
-        this.table = table;
+    TableScanner(TableRegions table, Scan scan, ReadPoints.Registration registration, long now) {
         this.scan = scan;
         this.registration = registration;
-        this.cursor = scan.startRow();
-        this.cursorInclusive = scan.startInclusive();
+        this.now = now;
+        List<Part> captured;
+        try {
+            captured = capture(table, scan);
+        } catch (RuntimeException e) {
+            registration.close();
+            throw e;
+        }
+        this.parts = captured;
+    }
+
+    /**
+     * The views of the regions the scan covers, in the scan's order. The region array may be
+     * replaced while they are captured: a region found retired makes the capture start over
+     * from the new array (its successors cover the same rows).
+     */
+    private static List<Part> capture(TableRegions table, Scan scan) {
+        while (true) {
+            List<Part> parts = new ArrayList<>();
+            boolean stale = false;
+            for (Region region : table.regions()) {
+                if (!covers(scan, region)) {
+                    continue;
+                }
+                View view = region.captureView();
+                if (view == null) {
+                    stale = true;
+                    break;
+                }
+                parts.add(new Part(region, view));
+            }
+            if (!stale) {
+                return scan.reversed() ? parts.reversed() : parts;
+            }
+            parts.forEach(p -> p.view().release());
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Whether the scan's row range meets the region's. */
+    private static boolean covers(Scan scan, Region region) {
+        byte[] low = scan.reversed() ? scan.stopRow() : scan.startRow();
+        byte[] high = scan.reversed() ? scan.startRow() : scan.stopRow();
+        boolean belowEnd = region.end().length == 0 || low.length == 0 || Bytes.compare(low, region.end()) < 0;
+        boolean aboveStart = high.length == 0 || Bytes.compare(high, region.start()) >= 0;
+        return belowEnd && aboveStart;
     }
 
     /** The next row, or {@code null} at the end (and every time after). */
     Result next() {
-        while (!closed && !finished) {
+        while (!closed) {
             if (scan.limit() > 0 && rows >= scan.limit()) {
-                finished = true;
-                break;
+                return null;
             }
-            if (current == null && !openNext()) {
-                finished = true;
-                break;
+            if (current == null) {
+                if (next >= parts.size()) {
+                    return null;
+                }
+                Part part = parts.get(next++);
+                Scan clipped = clip(part.region());
+                clipped.setLimit(scan.limit() > 0 ? scan.limit() - rows : 0);
+                current = part.region().scanner(clipped, part.view(), registration.point(), now);
             }
             Result r = current.next();
             if (r != null) {
@@ -57,95 +114,27 @@ final class TableScanner implements AutoCloseable {
         return null;
     }
 
-    /**
-     * Opens the scanner of the region the cursor is in, clipped to it, and moves the cursor to the
-     * region's far edge; false when the scan has no more regions to read.
-     */
-    private boolean openNext() {
-        while (cursor != null) {
-            Region region;
-            if (!scan.reversed()) {
-                region = table.regionFor(cursor);
-            } else if (cursor.length == 0) {
-                region = table.regionFor(lastRegionKey());
-            } else {
-                region = cursorInclusive ? table.regionFor(cursor) : table.regionBefore(cursor);
-                if (region == null) {
-                    return false;
-                }
-            }
-            Scan part = scan.reversed() ? reversedPart(region) : forwardPart(region);
-            if (part == null) {
-                return false;
-            }
-            try {
-                part.setLimit(scan.limit() > 0 ? scan.limit() - rows : 0);
-                current = region.scanner(part, registration.point());
-            } catch (RegionMovedException e) {
-                Thread.onSpinWait();
-                continue; // replaced since it was looked up: look again
-            }
-            advancePast(region);
-            return true;
-        }
-        return false;
-    }
-
-    /** Any row of the last region: its start (the empty row, when it is the only one, is the first). */
-    private byte[] lastRegionKey() {
-        var regions = table.regions();
-        return regions.getLast().start();
-    }
-
-    /** The scan within {@code region}, from the cursor forward; null when the stop row lies before the region. */
-    private Scan forwardPart(Region region) {
+    /** The scan within {@code region}: its bounds narrowed to the region's where the region's are tighter. */
+    private Scan clip(Region region) {
         Scan part = scan.copy();
-        if (Bytes.compare(cursor, region.start()) >= 0) {
-            part.withStartRow(cursor, cursorInclusive);
-        } else {
-            part.withStartRow(region.start(), true);
-        }
-        byte[] stop = scan.stopRow();
-        if (region.end().length > 0 && (stop.length == 0 || Bytes.compare(stop, region.end()) >= 0)) {
-            part.withStopRow(region.end(), false);
-        }
-        return part;
-    }
-
-    /** The scan within {@code region}, from the cursor backward. */
-    private Scan reversedPart(Region region) {
-        Scan part = scan.copy();
-        if (cursor.length > 0) {
-            part.withStartRow(cursor, cursorInclusive);
-        }
-        byte[] stop = scan.stopRow();
-        if (region.start().length > 0 && (stop.length == 0 || Bytes.compare(stop, region.start()) < 0)) {
-            part.withStopRow(region.start(), true);
-        }
-        return part;
-    }
-
-    /** Moves the cursor to where the region after {@code region} (in the scan's order) begins, or ends the walk. */
-    private void advancePast(Region region) {
-        byte[] stop = scan.stopRow();
+        byte[] start = region.start();
+        byte[] end = region.end();
         if (!scan.reversed()) {
-            byte[] end = region.end();
-            int c = stop.length == 0 ? 1 : Bytes.compare(stop, end);
-            if (end.length == 0 || c < 0 || (c == 0 && !scan.stopInclusive())) {
-                cursor = null; // the table's end, or the stop row, is in this region
-            } else {
-                cursor = end;
-                cursorInclusive = true;
+            if (start.length > 0 && Bytes.compare(scan.startRow(), start) < 0) {
+                part.withStartRow(start, true);
+            }
+            if (end.length > 0 && (scan.stopRow().length == 0 || Bytes.compare(scan.stopRow(), end) >= 0)) {
+                part.withStopRow(end, false);
             }
         } else {
-            byte[] start = region.start();
-            if (start.length == 0 || (stop.length > 0 && Bytes.compare(stop, start) >= 0)) {
-                cursor = null;
-            } else {
-                cursor = start;
-                cursorInclusive = false;
+            if (end.length > 0 && (scan.startRow().length == 0 || Bytes.compare(scan.startRow(), end) >= 0)) {
+                part.withStartRow(end, false);
+            }
+            if (start.length > 0 && (scan.stopRow().length == 0 || Bytes.compare(scan.stopRow(), start) < 0)) {
+                part.withStopRow(start, true);
             }
         }
+        return part;
     }
 
     @Override
@@ -153,8 +142,11 @@ final class TableScanner implements AutoCloseable {
         if (!closed) {
             closed = true;
             if (current != null) {
-                current.close();
+                current.close(); // releases its part's view
                 current = null;
+            }
+            for (int i = next; i < parts.size(); i++) {
+                parts.get(i).view().release();
             }
             registration.close();
         }
