@@ -1133,15 +1133,18 @@ final class Store implements Closeable {
         }
     }
 
-    /** The table of a region that is still current; fails when it was replaced or its table dropped. */
+    /**
+     * The table of a region that is still current; fails with {@link TableNotFoundException} when
+     * its table was dropped, and with an {@link IllegalArgumentException} when it was replaced.
+     */
     private TableRegions current(Region region) {
         TableRegions table = tables.get(region.name());
         if (region.isDropped() || table == null || table.id() != region.tableId()) {
             throw new TableNotFoundException(region.name());
         }
-        if (region.isRetired()) {
-            throw new BasaltException("region " + region.label() + " was split or merged meanwhile; list the"
-                    + " table's regions again");
+        if (region.isRetired()) { // a stale name, as one that never existed: the caller's to fix
+            throw new IllegalArgumentException("region " + region.label() + " was split or merged meanwhile; list"
+                    + " the table's regions again");
         }
         return table;
     }
