@@ -174,7 +174,9 @@ final class Region {
                 futures.add(apply(mutation.row(), List.of(mutation), null, false));
             }
         } finally {
-            store.wal().wake();
+            if (store.wal() != null) {
+                store.wal().wake();
+            }
         }
         return futures;
     }
@@ -309,23 +311,9 @@ final class Region {
         MemTable target;
         try (RegionLocks.Lease _ = store.locks().lockRow(id, row)) {
             checkOpen();
-            long now = store.clock().getAsLong();
-            if (check != null && !conditionHolds(check)) {
-                return CompletableFuture.completedFuture(Boolean.FALSE);
-            }
-            List<EncodedCell> cells = new ArrayList<>();
-            for (Mutation mutation : mutations) {
-                Object result = resolve(mutation, now, cells);
-                if (mutation instanceof Increment) {
-                    outcome = result;
-                }
-            }
-            if (check != null) {
-                outcome = Boolean.TRUE;
-            }
-            if (cells.size() > 1) {
-                cells = laterWins(cells);
-            }
+            Object[] result = new Object[1];
+            List<EncodedCell> cells = resolveLocked(mutations, check, store.clock().getAsLong(), result);
+            outcome = result[0];
             if (cells.isEmpty()) {
                 return CompletableFuture.completedFuture(outcome);
             }
@@ -356,12 +344,96 @@ final class Region {
         return done;
     }
 
+    /**
+     * Turns the mutations of one row into the cells to write, resolved against the row's current
+     * state at clock time {@code now}; the caller holds the row's lock. {@code outcome[0]} gets what
+     * the caller returns: an increment's new values, whether a check held, or null. No cells when
+     * the check failed or nothing is to be written.
+     */
+    private List<EncodedCell> resolveLocked(List<Mutation> mutations, CheckAndMutate check, long now,
+                                            Object[] outcome) {
+        if (check != null && !conditionHolds(check)) {
+            outcome[0] = Boolean.FALSE;
+            return List.of();
+        }
+        List<EncodedCell> cells = new ArrayList<>();
+        for (Mutation mutation : mutations) {
+            Object result = resolve(mutation, now, cells);
+            if (mutation instanceof Increment) {
+                outcome[0] = result;
+            }
+        }
+        if (check != null) {
+            outcome[0] = Boolean.TRUE;
+        }
+        return cells.size() > 1 ? laterWins(cells) : cells;
+    }
+
+    /**
+     * Applies one operation from a replicated log (replica stores only; one thread, sequences
+     * increasing): a {@link Mutation} or a {@link CheckAndMutate} of a row of this region, resolved
+     * at the log's clock time {@code now} (the leader's, so that every replica stamps the same) and
+     * written at {@code sequence}, which becomes visible at once: the log made it durable. Returns
+     * what a client would get (null, an increment's new values, whether the check held), or the
+     * failure, such as an unknown family, that every replica meets alike. The caller skips
+     * sequences already applied.
+     */
+    Object applyLogged(Object operation, long sequence, long now) {
+        Mvcc.Write write = store.mvcc().begin(sequence);
+        try {
+            byte[] row;
+            List<Mutation> mutations;
+            CheckAndMutate check = null;
+            switch (operation) {
+                case Mutation m -> {
+                    row = m.row();
+                    mutations = List.of(m);
+                }
+                case CheckAndMutate c -> {
+                    row = c.row();
+                    mutations = c.mutations();
+                    check = c;
+                }
+                default -> throw new IllegalArgumentException("a replicated log entry holds mutations and"
+                        + " check-and-mutates, not " + operation.getClass().getName());
+            }
+            if (!contains(row)) {
+                throw new IllegalArgumentException("row " + Bytes.toStringBinary(row) + " is not in region " + label());
+            }
+            try {
+                for (Mutation mutation : mutations) {
+                    checkFamilies(mutation);
+                }
+            } catch (RuntimeException e) {
+                return e;
+            }
+            try (RegionLocks.Lease _ = store.locks().lockRow(id, row)) {
+                Object[] outcome = new Object[1];
+                List<EncodedCell> cells = resolveLocked(mutations, check, now, outcome);
+                MemTable target = view.active();
+                for (Cell cell : cells) {
+                    target.add(cell, sequence);
+                }
+                if (target.bytes() >= store.options().memtableFlushSize()) {
+                    store.requestFlush(this);
+                }
+                return outcome[0];
+            }
+        } finally {
+            store.mvcc().complete(write);
+        }
+    }
+
     private void checkOpen() {
         if (dropped) {
             throw new TableNotFoundException(descriptor.name());
         }
         checkCurrent();
         store.checkWritable();
+        if (store.isReplica()) {
+            throw new BasaltException("the store in " + store.directory() + " is a replica: its writes come from"
+                    + " its replicated log, not from clients");
+        }
     }
 
     /** Fails with {@link RegionMovedException} once the region was replaced. */

@@ -95,7 +95,10 @@ final class Store implements Closeable {
     private final Mvcc mvcc;
     private final ReadPoints readPoints;
     private final BlockCache blockCache;
+    /** Null for a replica: its writes come from a replicated log ({@link #applyLogged}). */
     private final WriteAheadLog wal;
+    /** Fed by a replicated log instead of clients: no write-ahead log of its own. */
+    private final boolean replica;
     private final RegionLocks locks;
     private final Map<String, TableRegions> tables = new ConcurrentHashMap<>();
     private final ScheduledExecutorService flusher = background("basalt-flusher");
@@ -126,9 +129,10 @@ final class Store implements Closeable {
         return executor;
     }
 
-    private Store(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk)
-            throws IOException {
+    private Store(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk,
+                  boolean replica) throws IOException {
         this.directory = directory;
+        this.replica = replica;
         this.options = options;
         this.clock = clock;
         this.locks = locks;
@@ -205,7 +209,12 @@ final class Store implements Closeable {
             deleteOrphans(live, byId.keySet());
 
             long[] replayed = {0};
-            WriteAheadLog.Replayed log = WriteAheadLog.replay(directory.resolve("wal"), options.walCorruption(),
+            if (replica && Files.isDirectory(directory.resolve("wal"))) {
+                throw new BasaltException("the store in " + directory + " has a write-ahead log; it was opened as a"
+                        + " store of its own, and cannot be opened as a replica fed by a replicated log");
+            }
+            WriteAheadLog.Replayed log = replica ? new WriteAheadLog.Replayed(0, List.of(), 1)
+                    : WriteAheadLog.replay(directory.resolve("wal"), options.walCorruption(),
                     entry -> {
                         TableRegions table = byId.get(entry.tableId());
                         if (table == null) {
@@ -242,7 +251,7 @@ final class Store implements Closeable {
             log = new WriteAheadLog.Replayed(lastSequence, log.segments(), log.nextSegmentId());
             this.mvcc = new Mvcc(lastSequence);
             this.readPoints = new ReadPoints(mvcc::readPoint);
-            this.wal = WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log, disk,
+            this.wal = replica ? null : WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log, disk,
                     new WriteAheadLog.Listener() {
                         @Override
                         public void failed(StoreReadOnlyException failure) {
@@ -254,8 +263,9 @@ final class Store implements Closeable {
                             walRolled();
                         }
                     });
-            LOG.info("Opened store {}: {} tables, {} regions, {} log records replayed, last sequence {}", directory,
-                    tables.size(), entries.size(), replayed[0], lastSequence);
+            LOG.info("Opened {} {}: {} tables, {} regions, {} log records replayed, last sequence {}",
+                    replica ? "replica store" : "store", directory, tables.size(), entries.size(), replayed[0],
+                    lastSequence);
             ok = true;
         } finally {
             if (!ok) {
@@ -325,7 +335,23 @@ final class Store implements Closeable {
     /** Opens (creating) the store in {@code directory}, every file operation going through {@code disk}. */
     static Store open(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk)
             throws IOException {
-        return new Store(directory, options, clock, locks, disk);
+        return new Store(directory, options, clock, locks, disk, false);
+    }
+
+    /**
+     * Opens (creating) a replica store in {@code directory}: a store without a write-ahead log of
+     * its own, written only by {@link #applyLogged} from a replicated log (cluster mode, where a
+     * region's Raft log is its write-ahead log). Clients' writes are refused. What was applied but
+     * not flushed is gone after a crash by design: the replicated log applies it again from
+     * {@link #appliedSequence()} on.
+     */
+    static Store openReplica(Path directory, StoreOptions options, LongSupplier clock, RegionLocks locks, Disk disk)
+            throws IOException {
+        return new Store(directory, options, clock, locks, disk, true);
+    }
+
+    boolean isReplica() {
+        return replica;
     }
 
     private Path tablesDir() {
@@ -442,6 +468,12 @@ final class Store implements Closeable {
         List<byte[]> bounds = checkSplitKeys(table.name(), splitKeys);
         synchronized (catalog) {
             checkWritable();
+            if (replica && (!tables.isEmpty() || !splitKeys.isEmpty())) {
+                // One flushed-up-to mark must say what the replicated log applies again after a crash.
+                throw new IllegalArgumentException("a replica store holds one region of one table; the store in "
+                        + directory + " " + (tables.isEmpty() ? "was asked for " + bounds.size() + " regions"
+                        : "already holds table " + tables.keySet().iterator().next()));
+            }
             if (tables.containsKey(table.name())) {
                 throw new TableExistsException(table.name());
             }
@@ -619,7 +651,7 @@ final class Store implements Closeable {
      */
     void requestSplitIfLarge(Region region) {
         long limit = options.regionSplitSize();
-        if (limit <= 0 || region.isRetired() || region.isDropped() || readOnly != null || closed
+        if (limit <= 0 || replica || region.isRetired() || region.isDropped() || readOnly != null || closed
                 || region.sizeBytes() <= limit || !splitRequested.add(region)) {
             return;
         }
@@ -646,7 +678,8 @@ final class Store implements Closeable {
     /** Writes one frozen memtable to SSTables and commits them (see {@link #flush}). */
     private void writeOut(Region region, MemTable frozen) throws IOException {
         checkWritable();
-        if (!mvcc.awaitReadPoint(frozen.largestSequence(), () -> wal.failure() != null || readOnly != null)) {
+        if (!mvcc.awaitReadPoint(frozen.largestSequence(),
+                () -> (wal != null && wal.failure() != null) || readOnly != null)) {
             checkWritable();
             throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
                     + region.label() + " was durable");
@@ -744,6 +777,9 @@ final class Store implements Closeable {
 
     /** Deletes log segments whose records are all in SSTables. */
     void retireWal() throws IOException {
+        if (wal == null) {
+            return;
+        }
         wal.retireUpTo(oldestUnflushed() - 1);
     }
 
@@ -894,6 +930,50 @@ final class Store implements Closeable {
                 compactionNanos.get(), compactedBytes.get(), flushes.get(), splits.get(), merges.get());
     }
 
+    // ------------------------------------------------------------------ replica stores
+
+    /** What {@link #applyLogged} returns for a sequence applied before (a replay after a restart). */
+    static final Object ALREADY_APPLIED = new Object() {
+        @Override
+        public String toString() {
+            return "already applied";
+        }
+    };
+
+    /**
+     * Applies one operation of a replicated log to a replica store: see {@link Region#applyLogged}.
+     * One thread, in sequence order; a sequence at or below {@link #appliedSequence()} was applied
+     * before and is skipped ({@link #ALREADY_APPLIED}).
+     *
+     * @throws IllegalStateException when this store is not a replica
+     */
+    Object applyLogged(String table, long sequence, long now, Object operation) {
+        if (!replica) {
+            throw new IllegalStateException("the store in " + directory + " writes its own log; it takes no"
+                    + " replicated entries");
+        }
+        checkWritable();
+        if (sequence <= mvcc.readPoint()) {
+            return ALREADY_APPLIED;
+        }
+        byte[] row = switch (operation) {
+            case io.basalt.client.Mutation m -> m.row();
+            case io.basalt.client.CheckAndMutate c -> c.row();
+            default -> throw new IllegalArgumentException("a replicated log entry holds mutations and"
+                    + " check-and-mutates, not " + operation.getClass().getName());
+        };
+        return table(table).regionFor(row).applyLogged(operation, sequence, now);
+    }
+
+    /**
+     * The highest sequence applied: after opening, the highest the store's files hold (what was
+     * applied but not flushed before a crash is gone, and the replicated log applies it again).
+     * A replica store holds one region of one table, so this one mark is exact.
+     */
+    long appliedSequence() {
+        return mvcc.readPoint();
+    }
+
     // ------------------------------------------------------------------ splits and merges
 
     /**
@@ -942,6 +1022,10 @@ final class Store implements Closeable {
      * @throws BasaltException when the region has no row to split at, or was replaced or dropped
      */
     List<Region> split(Region parent, byte[] at) throws IOException {
+        if (replica) {
+            throw new IllegalArgumentException("a replica store holds one region; a replicated region splits"
+                    + " through its log");
+        }
         synchronized (parent.compactionLock) {
             TableRegions table = current(parent);
             byte[] row = at != null ? at : parent.middleRow();
@@ -1033,6 +1117,10 @@ final class Store implements Closeable {
      * the code.
      */
     Region merge(Region first, Region second) throws IOException {
+        if (replica) {
+            throw new IllegalArgumentException("a replica store holds one region; replicated regions merge"
+                    + " through their logs");
+        }
         if (!java.util.Arrays.equals(first.end(), second.start())) {
             throw new IllegalArgumentException("regions " + first.label() + " and " + second.label()
                     + " are not adjacent; only neighbours can be merged");
@@ -1293,7 +1381,7 @@ final class Store implements Closeable {
      * the store goes read-only. Returns the error for the write's caller.
      */
     StoreReadOnlyException writeFailedAfterLogging(String table, long sequence, Throwable cause) {
-        boolean stopped = wal.failBeforeSync(sequence, cause);
+        boolean stopped = wal != null && wal.failBeforeSync(sequence, cause);
         StoreReadOnlyException failure = goReadOnly("applying a write to table " + table, cause);
         if (stopped) {
             return failure;
@@ -1331,7 +1419,9 @@ final class Store implements Closeable {
         shutdown(flusher);
         shutdown(compactor);
         try {
-            wal.close();
+            if (wal != null) {
+                wal.close();
+            }
         } catch (IOException e) {
             failure = addTo(failure, e);
         }

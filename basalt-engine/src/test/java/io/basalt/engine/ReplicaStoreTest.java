@@ -1,0 +1,159 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.BasaltException;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Connection;
+import io.basalt.client.Delete;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.NoSuchFamilyException;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Replica stores (issue 19, step 1): a store without a log of its own, written only by entries of
+ * a replicated log, applied in sequence order at the log's clock time.
+ */
+class ReplicaStoreTest {
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+
+    private Store openReplica(Path directory, Disk disk) throws Exception {
+        return Store.openReplica(directory, StoreOptions.defaults(), clock::get, new StripedRegionLocks(), disk);
+    }
+
+    private static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(30, TimeUnit.SECONDS);
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String value(Connection c, String row) throws Exception {
+        Result r = await(c.table("t").get(Get.of(row)));
+        return r.isEmpty() ? null : new String(r.value("f", "q"), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void entriesApplyInOrderWithTheirOutcomesAndClientWritesAreRefused() throws Exception {
+        Store store = openReplica(dir, LocalDisk.INSTANCE);
+        try (Connection c = new EmbeddedConnection(store)) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            assertThat(store.applyLogged("t", 1, 100, Put.of("a").addColumn("f", "q", "1"))).isNull();
+            Object counter = store.applyLogged("t", 2, 100, Increment.of("n").addColumn(b("f"), b("c"), 5));
+            assertThat(Increment.decode(java.lang.foreign.MemorySegment.ofArray(((Result) counter).value(b("f"), b("c"))))).isEqualTo(5);
+            assertThat(store.applyLogged("t", 3, 100, CheckAndMutate.onRow(b("a")).ifEquals(b("f"), b("q"), b("1"))
+                    .then(Put.of("a").addColumn("f", "q", "2")))).isEqualTo(Boolean.TRUE);
+            assertThat(store.applyLogged("t", 4, 100, CheckAndMutate.onRow(b("a")).ifEquals(b("f"), b("q"), b("1"))
+                    .then(Put.of("a").addColumn("f", "q", "3")))).isEqualTo(Boolean.FALSE);
+            assertThat(store.applyLogged("t", 5, 100, Put.of("b").addColumn("x", "q", "1")))
+                    .as("an unknown family fails the entry's operation alike on every replica")
+                    .isInstanceOf(NoSuchFamilyException.class);
+            assertThat(store.applyLogged("t", 6, 100, new Delete(b("zz")))).isNull();
+            assertThat(store.applyLogged("t", 3, 100, Put.of("a").addColumn("f", "q", "old")))
+                    .as("a sequence applied before").isSameAs(Store.ALREADY_APPLIED);
+
+            assertThat(value(c, "a")).isEqualTo("2");
+            Result a = await(c.table("t").get(Get.of("a")));
+            assertThat(a.latest(b("f"), b("q")).timestamp()).as("stamped with the log's clock").isEqualTo(100);
+            assertThat(store.appliedSequence()).isEqualTo(6);
+
+            assertThatThrownBy(() -> await(c.table("t").put(Put.of("c").addColumn("f", "q", "1"))))
+                    .hasCauseInstanceOf(BasaltException.class).hasMessageContaining("replica");
+            assertThatThrownBy(() -> await(c.admin().createTable(TableDescriptor.of("u", "f"))))
+                    .hasMessageContaining("one region of one table");
+            assertThatThrownBy(() -> await(c.admin().split("t", b("m")))).hasMessageContaining("through its log");
+            assertThat(dir.resolve("wal")).doesNotExist();
+        }
+    }
+
+    /**
+     * After a crash the store holds what it flushed; its applied sequence says where the log
+     * resumes, and applying the log again from there rebuilds exactly what was there, increments
+     * included (an increment applied twice would count twice).
+     */
+    @Test
+    void afterACrashTheLogAppliesAgainFromTheFlushedSequence() throws Exception {
+        List<Object> log = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            log.add(i % 4 == 0 ? Increment.of("n").addColumn(b("f"), b("c"), 1)
+                    : Put.of("r" + (i % 7)).addColumn("f", "q", "v" + i));
+        }
+        FaultyDisk disk = new FaultyDisk();
+        Path crashed = dir.resolve("crashed");
+        Store store = openReplica(crashed, disk);
+        Connection c = new EmbeddedConnection(store);
+        await(c.admin().createTable(TableDescriptor.of("t", "f")));
+        for (int i = 0; i < 25; i++) {
+            store.applyLogged("t", i + 1, 100 + i, log.get(i));
+            if (i == 14) {
+                await(c.admin().flush("t"));
+            }
+        }
+        disk.crash();
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            // the disk is gone
+        }
+        disk.loseUnsynced(new SplittableRandom(1));
+
+        Store reopened = openReplica(crashed, LocalDisk.INSTANCE);
+        try (Connection again = new EmbeddedConnection(reopened)) {
+            assertThat(reopened.appliedSequence()).as("what the flush holds").isEqualTo(15);
+            for (int i = 0; i < log.size(); i++) {
+                reopened.applyLogged("t", i + 1, 100 + i, log.get(i));
+            }
+            Store fresh = openReplica(dir.resolve("fresh"), LocalDisk.INSTANCE);
+            try (Connection reference = new EmbeddedConnection(fresh)) {
+                await(reference.admin().createTable(TableDescriptor.of("t", "f")));
+                for (int i = 0; i < log.size(); i++) {
+                    fresh.applyLogged("t", i + 1, 100 + i, log.get(i));
+                }
+                assertThat(rows(again)).as("replayed after the crash = applied once").isEqualTo(rows(reference));
+                Result counter = await(again.table("t").get(Get.of("n")));
+                assertThat(Increment.decode(java.lang.foreign.MemorySegment.ofArray(counter.value(b("f"), b("c"))))).isEqualTo(10);
+            }
+        }
+    }
+
+    private static List<String> rows(Connection c) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (Result r : await(c.table("t").scanAll(new Scan().readAllVersions()))) {
+            out.add(r.toString());
+        }
+        return out;
+    }
+
+    @Test
+    void aStoreWithItsOwnLogIsNotOpenedAsAReplica() throws Exception {
+        try (Connection c = new EmbeddedConnection(Store.open(dir, StoreOptions.defaults(), clock::get,
+                new StripedRegionLocks()))) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            await(c.table("t").put(Put.of("a").addColumn("f", "q", "1")));
+            assertThatThrownBy(() -> ((EmbeddedConnection) c).store().applyLogged("t", 1, 1, Put.of("b")
+                    .addColumn("f", "q", "1"))).isInstanceOf(IllegalStateException.class);
+        }
+        assertThatThrownBy(() -> openReplica(dir, LocalDisk.INSTANCE)).hasMessageContaining("write-ahead log");
+    }
+}
