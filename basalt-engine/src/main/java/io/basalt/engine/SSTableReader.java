@@ -385,6 +385,11 @@ final class SSTableReader {
         }
     }
 
+    /** References held now (tests). */
+    int referenceCount() {
+        return references.get();
+    }
+
     /** Drops a reference; the last one closes the file, and deletes it when it was replaced. */
     void release() {
         int n = references.decrementAndGet();

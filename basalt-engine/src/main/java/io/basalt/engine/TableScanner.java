@@ -58,16 +58,21 @@ final class TableScanner implements AutoCloseable {
         while (true) {
             List<Part> parts = new ArrayList<>();
             boolean stale = false;
-            for (Region region : table.regions()) {
-                if (!covers(scan, region)) {
-                    continue;
+            try {
+                for (Region region : table.regions()) {
+                    if (!covers(scan, region)) {
+                        continue;
+                    }
+                    View view = region.captureView();
+                    if (view == null) {
+                        stale = true;
+                        break;
+                    }
+                    parts.add(new Part(region, view));
                 }
-                View view = region.captureView();
-                if (view == null) {
-                    stale = true;
-                    break;
-                }
-                parts.add(new Part(region, view));
+            } catch (RuntimeException e) { // the table was dropped or the store closed meanwhile
+                parts.forEach(p -> p.view().release());
+                throw e;
             }
             if (!stale) {
                 return scan.reversed() ? parts.reversed() : parts;

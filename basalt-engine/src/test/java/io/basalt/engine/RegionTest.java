@@ -142,6 +142,23 @@ class RegionTest {
         }
     }
 
+    /** A scan whose open fails half way (a region found dropped) lets go of the views it captured. */
+    @Test
+    void aScanThatFailsToOpenReleasesWhatItCaptured() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("m"))));
+            put(c, "a", "1");
+            await(c.admin().flush("t"));
+            TableRegions table = ((EmbeddedConnection) c).store().table("t");
+            SSTableReader file = table.regions().getFirst().view().allFiles().getFirst();
+            int before = file.referenceCount();
+            table.regions().get(1).drop(); // as a drop racing the scan's capture would leave it
+            assertThatThrownBy(() -> table.scanner(new Scan()))
+                    .isInstanceOf(io.basalt.client.TableNotFoundException.class);
+            assertThat(file.referenceCount()).as("the first region's view was released").isEqualTo(before);
+        }
+    }
+
     @Test
     void splitKeysMustBeNonEmptyAndStrictlyAscending() throws Exception {
         try (Connection c = open()) {
