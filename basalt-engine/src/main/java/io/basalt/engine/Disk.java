@@ -81,4 +81,10 @@ interface Disk {
 
     /** Deletes a file if it exists. */
     void delete(Path path) throws IOException;
+
+    /**
+     * Makes {@code link} a new name (a hard link) of the existing file {@code existing}, on the
+     * same file system; the caller syncs {@code link}'s directory.
+     */
+    void link(Path existing, Path link) throws IOException;
 }

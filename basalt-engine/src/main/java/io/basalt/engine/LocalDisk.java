@@ -78,6 +78,11 @@ final class LocalDisk implements Disk {
     }
 
     @Override
+    public void link(Path existing, Path link) throws IOException {
+        Files.createLink(link, existing);
+    }
+
+    @Override
     public void delete(Path path) throws IOException {
         Files.deleteIfExists(path);
     }

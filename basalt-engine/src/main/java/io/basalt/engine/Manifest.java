@@ -412,6 +412,36 @@ final class Manifest implements Closeable {
      * edits appended to the new file could vanish with the rename.
      */
     private void writeSnapshot() throws IOException {
+        byte[] bytes = snapshotBytes();
+        Path tmp = directory.resolve(FILE + ".tmp");
+        disk.delete(tmp);
+        try (Disk.WritableFile out = disk.create(tmp, Disk.Purpose.MANIFEST)) {
+            out.write(ByteBuffer.wrap(bytes));
+            out.force();
+        } catch (IOException | RuntimeException e) {
+            try {
+                disk.delete(tmp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        replaceWith(tmp);
+    }
+
+    /**
+     * Writes a manifest holding the current state into {@code target} (another store's directory,
+     * a checkpoint), forced; the caller syncs {@code target}.
+     */
+    synchronized void copyTo(Path target) throws IOException {
+        try (Disk.WritableFile out = disk.create(target.resolve(FILE), Disk.Purpose.MANIFEST)) {
+            out.write(ByteBuffer.wrap(snapshotBytes()));
+            out.force();
+        }
+    }
+
+    /** The whole file that recreates the current state: the header and one record. */
+    private byte[] snapshotBytes() {
         List<ManifestEdit.Change> changes = new ArrayList<>();
         changes.add(new ManifestEdit.NextFile(nextFileNumber));
         changes.add(new ManifestEdit.NextTable(nextTableId));
@@ -429,19 +459,11 @@ final class Manifest implements Closeable {
         byte[] bytes = new byte[header.length + RecordLogLayout.RECORD_HEADER_SIZE + payload.length];
         System.arraycopy(header, 0, bytes, 0, header.length);
         RecordLogLayout.frame(payload, payload.length, MemorySegment.ofArray(bytes), header.length);
-        Path tmp = directory.resolve(FILE + ".tmp");
-        disk.delete(tmp);
-        try (Disk.WritableFile out = disk.create(tmp, Disk.Purpose.MANIFEST)) {
-            out.write(ByteBuffer.wrap(bytes));
-            out.force();
-        } catch (IOException | RuntimeException e) {
-            try {
-                disk.delete(tmp);
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        return bytes;
+    }
+
+    /** Renames the forced snapshot {@code tmp} over the file and starts appending to it. */
+    private void replaceWith(Path tmp) throws IOException {
         disk.replace(tmp, path);
         Disk.WritableFile previous = file;
         try {

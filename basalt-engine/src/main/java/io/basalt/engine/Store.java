@@ -930,6 +930,71 @@ final class Store implements Closeable {
                 compactionNanos.get(), compactedBytes.get(), flushes.get(), splits.get(), merges.get());
     }
 
+    // ------------------------------------------------------------------ checkpoints
+
+    /**
+     * Writes a copy of the store into {@code target}, which must not exist yet, on the same file
+     * system: every memtable is flushed first, then, with no flush or compaction committing
+     * meanwhile, each live SSTable gets a second name (a hard link: nothing is copied, and later
+     * compactions of this store leave the copy alone) and a manifest of the state is written; every
+     * new directory is synced. The copy opens as a store of its own (or, made of a replica, as a
+     * replica) holding everything flushed by then; writes that arrive after the flushes are not in
+     * it. Returns the highest sequence the copy holds. In cluster mode this is a region's Raft
+     * snapshot, which a lagging replica installs.
+     */
+    long checkpoint(Path target) throws IOException {
+        checkWritable();
+        if (Files.exists(target)) {
+            throw new IllegalArgumentException("checkpoint target " + target + " exists already");
+        }
+        for (Region region : allRegions()) {
+            try {
+                flushAsync(region).join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw new IOException("flushing " + region.label() + " for a checkpoint: " + e.getCause().getMessage(),
+                        e.getCause());
+            }
+        }
+        synchronized (catalog) {
+            disk.createDirectories(target, target.toAbsolutePath().getParent());
+            Set<Path> directories = new HashSet<>();
+            long sequence = mvcc.readPoint();
+            long held = 0;
+            for (Manifest.TableEntry table : manifest.tables().values()) {
+                for (Manifest.RegionEntry region : table.regions.values()) {
+                    held = Math.max(held, region.flushedSequence);
+                    for (var family : region.files.entrySet()) {
+                        for (ManifestEdit.FileMeta file : family.getValue()) {
+                            Path from = sstablePath(table.id, family.getKey(), file.fileNumber());
+                            Path to = target.resolve(directory.relativize(from));
+                            if (directories.add(to.getParent())) {
+                                disk.createDirectories(to.getParent(), target);
+                            }
+                            if (!Files.exists(to)) { // a file two regions share is linked once
+                                disk.link(from, to);
+                            }
+                            held = Math.max(held, file.maxSequence());
+                        }
+                    }
+                }
+            }
+            manifest.copyTo(target);
+            for (Path dir : directories) {
+                disk.syncDirectory(dir);
+            }
+            disk.syncDirectory(target);
+            LOG.info("Checkpoint of {} in {}: {} SSTables linked, up to sequence {} (read point {})", directory,
+                    target, directories.isEmpty() ? 0 : countFiles(target), held, sequence);
+            return held;
+        }
+    }
+
+    private static long countFiles(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(p -> p.toString().endsWith(".sst")).count();
+        }
+    }
+
     // ------------------------------------------------------------------ replica stores
 
     /** What {@link #applyLogged} returns for a sequence applied before (a replay after a restart). */

@@ -321,6 +321,21 @@ final class FaultyDisk implements Disk {
         }
     }
 
+    /** A new name of a file whose content is on the device already: the name is lost until its directory is synced. */
+    @Override
+    public void link(Path existing, Path link) throws IOException {
+        if (dead) {
+            throw new IOException("simulated power loss: the disk is gone");
+        }
+        real.link(existing, link);
+        synchronized (this) {
+            FileState state = new FileState();
+            state.size = Files.size(link);
+            state.forced = state.size;
+            files.put(link, state);
+        }
+    }
+
     /** A file written through this disk. */
     private final class Tracked implements WritableFile {
         private final WritableFile file;
