@@ -1030,6 +1030,47 @@ final class Store implements Closeable {
         return table(table).regionFor(row).applyLogged(operation, sequence, now);
     }
 
+    /** Bits of a sequence that number the operations of one replicated log entry. */
+    static final int OPERATION_BITS = 16;
+    /** The most operations one replicated log entry may carry. */
+    static final int MAX_OPERATIONS_PER_ENTRY = 1 << OPERATION_BITS;
+
+    /**
+     * Applies one entry of a replicated log: its operations in order, operation {@code i} of entry
+     * {@code index} at sequence {@code index * 2^16 + i}, so that each keeps a sequence of its own
+     * (a delete and a later put of the same row in one entry must not share one) while sequences
+     * still follow the log's order. Returns each operation's outcome (see {@link #applyLogged}); an
+     * entry applied before returns {@link #ALREADY_APPLIED} for each of its operations.
+     *
+     * @throws IllegalArgumentException when the entry has more than {@link #MAX_OPERATIONS_PER_ENTRY}
+     *     operations, or the index is not positive or too large to number them
+     */
+    List<Object> applyEntry(String table, long index, long now, List<?> operations) {
+        if (operations.size() > MAX_OPERATIONS_PER_ENTRY) {
+            throw new IllegalArgumentException("a replicated log entry carries at most " + MAX_OPERATIONS_PER_ENTRY
+                    + " operations, not " + operations.size());
+        }
+        if (index <= 0 || index >= (1L << (63 - OPERATION_BITS))) {
+            throw new IllegalArgumentException("log index " + index + " is out of range");
+        }
+        long first = index << OPERATION_BITS;
+        List<Object> outcomes = new ArrayList<>(operations.size());
+        for (int i = 0; i < operations.size(); i++) {
+            outcomes.add(applyLogged(table, first + i, now, operations.get(i)));
+        }
+        return outcomes;
+    }
+
+    /**
+     * The index from which a replicated log must be applied again after opening: every entry up to
+     * it is whole in the store's files. The entry the last applied operation belongs to is counted
+     * out, since it may have been flushed only in part; applying it again is safe, as its
+     * operations already applied are skipped.
+     */
+    long appliedIndex() {
+        return Math.max(0, (appliedSequence() >>> OPERATION_BITS) - 1);
+    }
+
     /**
      * The highest sequence applied: after opening, the highest the store's files hold (what was
      * applied but not flushed before a crash is gone, and the replicated log applies it again).

@@ -137,6 +137,76 @@ class ReplicaStoreTest {
         }
     }
 
+    /**
+     * The operations of one entry keep sequences of their own, in order: a delete then a put of a
+     * row in one entry leaves the put, a put then a delete leaves nothing. After a crash the entry
+     * the store was in the middle of is applied again from its start, its applied operations
+     * skipped, and the result equals applying the log once.
+     */
+    @Test
+    void operationsOfOneEntryAreOrderedAndAnEntryCutByACrashIsAppliedAgain() throws Exception {
+        List<List<Object>> entries = new ArrayList<>();
+        for (int e = 0; e < 12; e++) {
+            List<Object> ops = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                String row = "r" + ((e + i) % 4);
+                ops.add(switch (i % 3) {
+                    case 0 -> Put.of(row).addColumn("f", "q", "v" + e + "-" + i);
+                    case 1 -> Increment.of("n").addColumn(b("f"), b("c"), 1);
+                    default -> new Delete(b(row));
+                });
+            }
+            entries.add(ops);
+        }
+        entries.add(List.of(new Delete(b("x")), Put.of("x").addColumn("f", "q", "after-delete")));
+        entries.add(List.of(Put.of("y").addColumn("f", "q", "before-delete"), new Delete(b("y"))));
+
+        Store reference = openReplica(dir.resolve("reference"), LocalDisk.INSTANCE);
+        List<String> expected;
+        try (Connection c = new EmbeddedConnection(reference)) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            for (int e = 0; e < entries.size(); e++) {
+                reference.applyEntry("t", e + 1, 100 + e, entries.get(e));
+            }
+            assertThat(value(c, "x")).isEqualTo("after-delete");
+            assertThat(value(c, "y")).isNull();
+            expected = rows(c);
+        }
+
+        FaultyDisk disk = new FaultyDisk();
+        Path crashed = dir.resolve("crashed");
+        Store store = openReplica(crashed, disk);
+        Connection c = new EmbeddedConnection(store);
+        await(c.admin().createTable(TableDescriptor.of("t", "f")));
+        for (int e = 0; e < 7; e++) {
+            store.applyEntry("t", e + 1, 100 + e, entries.get(e));
+        }
+        store.applyLogged("t", (8L << Store.OPERATION_BITS), 107, entries.get(7).get(0)); // entry 8, in part
+        await(c.admin().flush("t"));
+        disk.crash();
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            // the disk is gone
+        }
+        disk.loseUnsynced(new SplittableRandom(2));
+        Store reopened = openReplica(crashed, LocalDisk.INSTANCE);
+        try (Connection again = new EmbeddedConnection(reopened)) {
+            long from = reopened.appliedIndex();
+            assertThat(from).as("entry 8 was cut: counted out").isEqualTo(7);
+            for (int e = (int) from; e < entries.size(); e++) {
+                List<Object> outcomes = reopened.applyEntry("t", e + 1, 100 + e, entries.get(e));
+                if (e == 7) {
+                    assertThat(outcomes.getFirst()).as("its flushed operation").isSameAs(Store.ALREADY_APPLIED);
+                }
+            }
+            assertThat(rows(again)).isEqualTo(expected);
+        }
+        assertThatThrownBy(() -> reference.applyEntry("t", 99, 1, java.util.Collections.nCopies(
+                Store.MAX_OPERATIONS_PER_ENTRY + 1, Put.of("z").addColumn("f", "q", "1"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
+    }
+
     private static List<String> rows(Connection c) throws Exception {
         List<String> out = new ArrayList<>();
         for (Result r : await(c.table("t").scanAll(new Scan().readAllVersions()))) {
