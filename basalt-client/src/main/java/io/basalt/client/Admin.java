@@ -32,6 +32,13 @@ public interface Admin {
     CompletableFuture<Void> dropTable(String name);
 
     /**
+     * Deletes every row of a table, keeping its descriptor: as one region, or with
+     * {@code preserveSplits} the same region boundaries (HBase's {@code truncate} and
+     * {@code truncate_preserve}). Operations racing it may fail with {@link TableNotFoundException}.
+     */
+    CompletableFuture<Void> truncateTable(String name, boolean preserveSplits);
+
+    /**
      * Writes the in-memory data of a table (every region), or of one region named as {@link
      * RegionInfo#name()} prints it, to disk; completes when it is there.
      */

@@ -107,6 +107,14 @@ final class EmbeddedConnection implements Connection {
         }
 
         @Override
+        public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
+            return call(() -> {
+                store.truncateTable(name, preserveSplits);
+                return null;
+            });
+        }
+
+        @Override
         public CompletableFuture<Void> flush(String name) {
             return call(() -> regionsNamed(name)).thenCompose(regions -> each(regions, store::flushAsync));
         }

@@ -542,6 +542,57 @@ final class Store implements Closeable {
         retireWal();
     }
 
+    /**
+     * Empties a table: in one manifest edit the table is dropped and created again with the same
+     * descriptor under a new id, as one region or ({@code preserveSplits}, HBase's
+     * {@code truncate_preserve}) with the same region boundaries. The old files are deleted once no
+     * reader holds them; the old log records are skipped on replay as a dropped table's. A write or
+     * read racing the truncate may fail with {@link TableNotFoundException}, as in HBase, where a
+     * truncate disables the table first.
+     */
+    void truncateTable(String name, boolean preserveSplits) throws IOException {
+        synchronized (catalog) {
+            checkWritable();
+            TableRegions old = table(name);
+            if (replica) {
+                throw new IllegalArgumentException("a replica store is written through its log only");
+            }
+            List<byte[]> bounds = new ArrayList<>();
+            if (preserveSplits) {
+                old.regions().forEach(r -> bounds.add(r.start()));
+            } else {
+                bounds.add(new byte[0]);
+            }
+            bounds.add(new byte[0]);
+            int id = manifest.reserveTableId();
+            List<ManifestEdit.Change> changes = new ArrayList<>();
+            changes.add(new ManifestEdit.DropTable(old.id()));
+            changes.add(new ManifestEdit.Table(id, old.descriptor()));
+            List<Region> created = new ArrayList<>();
+            int last = id;
+            for (int i = 0; i + 1 < bounds.size(); i++) {
+                last = manifest.reserveTableId();
+                changes.add(new ManifestEdit.AddRegion(id, last, bounds.get(i), bounds.get(i + 1), 0));
+                created.add(new Region(last, id, bounds.get(i), bounds.get(i + 1), old.descriptor(), this, Map.of()));
+            }
+            changes.add(new ManifestEdit.NextTable(last + 1));
+            try {
+                manifest.apply(new ManifestEdit(changes));
+            } catch (ManifestBrokenException e) {
+                throw goReadOnly("truncating table " + name, e);
+            }
+            for (Region region : old.regions()) {
+                region.drop();
+            }
+            tables.put(name, new TableRegions(id, old.descriptor(), this, created));
+            for (Region region : old.regions()) {
+                region.close(true);
+            }
+            LOG.info("Truncated table {} ({} regions{})", name, created.size(), preserveSplits ? ", boundaries kept" : "");
+        }
+        retireWal();
+    }
+
     List<TableDescriptor> tables() {
         checkOpen();
         return tables.values().stream().map(TableRegions::descriptor)

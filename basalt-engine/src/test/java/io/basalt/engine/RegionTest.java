@@ -159,6 +159,39 @@ class RegionTest {
         }
     }
 
+    /** Truncate empties a table in one manifest edit, keeps its descriptor, and deletes the old files. */
+    @Test
+    void truncateEmptiesTheTableKeepingItsDescriptorAndOptionallyItsRegions() throws Exception {
+        TableDescriptor descriptor = new TableDescriptor("t", List.of(io.basalt.client.FamilyDescriptor.of("f")
+                .withMaxVersions(4)));
+        try (Connection c = open()) {
+            await(c.admin().createTable(descriptor, List.of(b("g"), b("n"))));
+            put(c, "a", "1");
+            put(c, "h", "2");
+            await(c.admin().flush("t"));
+            put(c, "z", "3"); // in the log and the memtable only
+            assertThat(sstables()).isNotEmpty();
+            await(c.admin().truncateTable("t", true));
+            assertThat(rows(c, new Scan())).isEmpty();
+            assertThat(starts(c, "t")).containsExactly("", "g", "n");
+            assertThat(await(c.admin().describeTable("t"))).isEqualTo(descriptor);
+            assertThat(sstables()).as("the old files are gone").isEmpty();
+            put(c, "b", "new");
+        }
+        try (Connection c = open()) {
+            assertThat(rows(c, new Scan())).as("the old log records stay dropped").containsExactly("b");
+            await(c.admin().truncateTable("t", false));
+            assertThat(starts(c, "t")).containsExactly("");
+            assertThat(rows(c, new Scan())).isEmpty();
+            assertThatThrownBy(() -> await(c.admin().truncateTable("nope", false)))
+                    .hasCauseInstanceOf(io.basalt.client.TableNotFoundException.class);
+        }
+        try (Connection c = open()) {
+            assertThat(rows(c, new Scan())).isEmpty();
+            assertThat(starts(c, "t")).containsExactly("");
+        }
+    }
+
     @Test
     void splitKeysMustBeNonEmptyAndStrictlyAscending() throws Exception {
         try (Connection c = open()) {

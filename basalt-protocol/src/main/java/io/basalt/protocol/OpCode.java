@@ -32,7 +32,8 @@ public enum OpCode {
     INCREMENT(25, false),
     SCAN_OPEN(30, false),
     SCAN_NEXT(31, false),
-    SCAN_CLOSE(32, true);
+    SCAN_CLOSE(32, true),
+    TRUNCATE_TABLE(40, false);
 
     private static final OpCode[] BY_CODE = new OpCode[256];
 

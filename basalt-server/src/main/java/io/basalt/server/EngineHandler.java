@@ -169,6 +169,11 @@ public final class EngineHandler implements RequestHandler {
                 byte[] row = decode(body, op, b -> Wire.readBoolean(b, "has row") ? Wire.readBytes(b, "row") : null);
                 run(c, id, op, () -> store.admin().split(name, row), null);
             }
+            case TRUNCATE_TABLE -> {
+                String name = Wire.readString(body, "table name");
+                boolean preserve = decode(body, op, b -> Wire.readBoolean(b, "preserve splits"));
+                run(c, id, op, () -> store.admin().truncateTable(name, preserve), null);
+            }
             case MERGE_REGIONS -> {
                 String name = Wire.readString(body, "table name");
                 String first = Wire.readString(body, "first region");

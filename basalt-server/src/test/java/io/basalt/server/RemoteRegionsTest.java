@@ -77,6 +77,12 @@ class RemoteRegionsTest {
 
         List<Result> rows = await(connection.table("t").scanAll(new Scan()));
         assertThat(rows).extracting(r -> new String(r.row(), StandardCharsets.UTF_8)).containsExactly("a", "h", "z");
+
+        await(connection.admin().truncateTable("t", true));
+        assertThat(await(connection.table("t").scanAll(new Scan()))).isEmpty();
+        assertThat(await(connection.admin().listRegions("t"))).hasSize(3);
+        assertThatThrownBy(() -> await(connection.admin().truncateTable("nope", false)))
+                .hasCauseInstanceOf(TableNotFoundException.class);
     }
 
     @Test

@@ -100,6 +100,12 @@ public final class Shell {
                 case "drop" -> {
                     await(connection.admin().dropTable(name(command.args(), 0, "table")));
                 }
+                case "truncate", "truncate_preserve" -> {
+                    String table = name(command.args(), 0, "table");
+                    boolean preserve = command.name().equals("truncate_preserve");
+                    out.println("Truncating '" + table + "' table" + (preserve ? ", keeping its region boundaries" : ""));
+                    await(connection.admin().truncateTable(table, preserve));
+                }
                 case "put" -> put(command.args());
                 case "get" -> get(command.args());
                 case "delete" -> delete(command.args(), false);
@@ -143,6 +149,7 @@ public final class Shell {
                   list                                        list tables
                   describe 't'                                show a table's families and options
                   drop 't'                                    drop a table and its data (disable is accepted, not needed)
+                  truncate 't' / truncate_preserve 't'        delete every row (truncate_preserve keeps the regions)
                   put 't', 'row', 'f:q', 'value' [, ts]       write one cell
                   get 't', 'row' [, 'f:q' | {COLUMN => ['f:q'], VERSIONS => n, TIMERANGE => [min, max]}]
                   delete 't', 'row', 'f:q' [, ts]             delete a column's versions at or below ts (default: all)

@@ -152,4 +152,20 @@ class ShellTest {
         assertThat(run("create 'x', SPLITS => ['a']")).contains("ERROR").contains("column family");
         assertThat(run("list")).doesNotContain("\nx\n");
     }
+
+    @Test
+    void truncateAndTruncatePreserve() {
+        run("create 't', {NAME => 'f', VERSIONS => 3}, SPLITS => ['m']; put 't', 'a', 'f:q', '1'; put 't', 'z', 'f:q', '2'");
+        run("flush 't'; put 't', 'b', 'f:q', '3'");
+        assertThat(run("truncate_preserve 't'")).contains("Truncating 't' table, keeping its region boundaries")
+                .doesNotContain("ERROR");
+        assertThat(run("count 't'")).contains("0 row(s)");
+        assertThat(run("list_regions 't'")).contains("2 row(s)");
+        assertThat(run("describe 't'")).contains("VERSIONS => '3'");
+        run("put 't', 'c', 'f:q', '4'");
+        assertThat(run("truncate 't'")).contains("Truncating 't' table").doesNotContain("ERROR");
+        assertThat(run("count 't'")).contains("0 row(s)");
+        assertThat(run("list_regions 't'")).contains("1 row(s)");
+        assertThat(run("truncate 'nope'")).contains("ERROR").contains("nope");
+    }
 }

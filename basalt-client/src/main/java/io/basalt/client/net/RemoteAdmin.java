@@ -44,6 +44,15 @@ final class RemoteAdmin implements Admin {
     }
 
     @Override
+    public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
+        Objects.requireNonNull(name, "name");
+        return rpc.call(OpCode.TRUNCATE_TABLE, "TRUNCATE_TABLE '" + name + "'", buf -> {
+            Wire.writeString(buf, name);
+            Wire.writeBoolean(buf, preserveSplits);
+        }, _ -> null);
+    }
+
+    @Override
     public CompletableFuture<Void> flush(String name) {
         return rpc.call(OpCode.FLUSH, "FLUSH '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
     }
