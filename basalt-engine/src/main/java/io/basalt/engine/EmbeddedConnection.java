@@ -70,10 +70,6 @@ final class EmbeddedConnection implements Connection {
         }
     }
 
-    private static Throwable unwrap(Throwable e) {
-        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-    }
-
     /** A supplier that may fail with an I/O error. */
     interface IoSupplier<T> {
         T get() throws IOException;
@@ -153,16 +149,9 @@ final class EmbeddedConnection implements Connection {
                 if (row != null) {
                     return store.splitAsync(t.regionFor(row), row).thenApply(ignored -> (Void) null);
                 }
-                // Every region at its middle; one too small to cut stays whole.
-                return CompletableFuture.allOf(t.regions().stream().map(r -> store.splitAsync(r, null)
-                        .handle((ignored, e) -> {
-                            if (e != null && !(unwrap(e) instanceof BasaltException b
-                                    && b.getMessage().contains("too little data"))) {
-                                throw e instanceof java.util.concurrent.CompletionException c ? c
-                                        : new java.util.concurrent.CompletionException(e);
-                            }
-                            return null;
-                        })).toArray(CompletableFuture[]::new));
+                // Every region at its middle; one too small to cut stays whole (split returns no daughters).
+                return CompletableFuture.allOf(t.regions().stream().map(r -> store.splitAsync(r, null))
+                        .toArray(CompletableFuture[]::new));
             });
         }
 

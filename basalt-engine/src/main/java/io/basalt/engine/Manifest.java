@@ -489,7 +489,7 @@ final class Manifest implements Closeable {
     }
 
     /** A region's flushed-up-to sequence and files (copies), or null when there is no such region. */
-    synchronized RegionState region(int id, boolean copy) {
+    synchronized RegionState regionState(int id) {
         RegionEntry r = regions.get(id);
         if (r == null) {
             return null;
@@ -499,7 +499,7 @@ final class Manifest implements Closeable {
         return new RegionState(r.flushedSequence, files);
     }
 
-    /** What {@link #region} returns. */
+    /** What {@link #regionState} returns. */
     record RegionState(long flushedSequence, Map<String, List<ManifestEdit.FileMeta>> files) {}
 
     /** Takes the next file number; the caller records it with a {@link ManifestEdit.NextFile}. */

@@ -471,30 +471,39 @@ final class Store implements Closeable {
             if (replica && (!tables.isEmpty() || !splitKeys.isEmpty())) {
                 // One flushed-up-to mark must say what the replicated log applies again after a crash.
                 throw new IllegalArgumentException("a replica store holds one region of one table; the store in "
-                        + directory + " " + (tables.isEmpty() ? "was asked for " + bounds.size() + " regions"
+                        + directory + " " + (tables.isEmpty() ? "was asked for " + (bounds.size() - 1) + " regions"
                         : "already holds table " + tables.keySet().iterator().next()));
             }
             if (tables.containsKey(table.name())) {
                 throw new TableExistsException(table.name());
             }
-            int id = manifest.reserveTableId();
             List<ManifestEdit.Change> changes = new ArrayList<>();
-            changes.add(new ManifestEdit.Table(id, table));
-            List<Region> created = new ArrayList<>();
-            int last = id;
-            for (int i = 0; i + 1 < bounds.size(); i++) {
-                last = manifest.reserveTableId();
-                changes.add(new ManifestEdit.AddRegion(id, last, bounds.get(i), bounds.get(i + 1), 0));
-                created.add(new Region(last, id, bounds.get(i), bounds.get(i + 1), table, this, Map.of()));
-            }
-            changes.add(new ManifestEdit.NextTable(last + 1));
+            TableRegions created = newTable(table, bounds, changes);
             try {
                 manifest.apply(new ManifestEdit(changes));
             } catch (ManifestBrokenException e) {
                 throw goReadOnly("creating table " + table.name(), e);
             }
-            tables.put(table.name(), new TableRegions(id, table, this, created));
+            tables.put(table.name(), created);
         }
+    }
+
+    /**
+     * A new table of regions between consecutive {@code bounds}, with fresh table and region ids;
+     * adds to {@code changes} what the manifest edit that creates it needs. Catalog lock held.
+     */
+    private TableRegions newTable(TableDescriptor table, List<byte[]> bounds, List<ManifestEdit.Change> changes) {
+        int id = manifest.reserveTableId();
+        changes.add(new ManifestEdit.Table(id, table));
+        List<Region> regions = new ArrayList<>();
+        int last = id;
+        for (int i = 0; i + 1 < bounds.size(); i++) {
+            last = manifest.reserveTableId();
+            changes.add(new ManifestEdit.AddRegion(id, last, bounds.get(i), bounds.get(i + 1), 0));
+            regions.add(new Region(last, id, bounds.get(i), bounds.get(i + 1), table, this, Map.of()));
+        }
+        changes.add(new ManifestEdit.NextTable(last + 1));
+        return new TableRegions(id, table, this, regions);
     }
 
     /** The region bounds that {@code splitKeys} make, from the empty row to the empty row. */
@@ -564,18 +573,9 @@ final class Store implements Closeable {
                 bounds.add(new byte[0]);
             }
             bounds.add(new byte[0]);
-            int id = manifest.reserveTableId();
             List<ManifestEdit.Change> changes = new ArrayList<>();
             changes.add(new ManifestEdit.DropTable(old.id()));
-            changes.add(new ManifestEdit.Table(id, old.descriptor()));
-            List<Region> created = new ArrayList<>();
-            int last = id;
-            for (int i = 0; i + 1 < bounds.size(); i++) {
-                last = manifest.reserveTableId();
-                changes.add(new ManifestEdit.AddRegion(id, last, bounds.get(i), bounds.get(i + 1), 0));
-                created.add(new Region(last, id, bounds.get(i), bounds.get(i + 1), old.descriptor(), this, Map.of()));
-            }
-            changes.add(new ManifestEdit.NextTable(last + 1));
+            TableRegions created = newTable(old.descriptor(), bounds, changes);
             try {
                 manifest.apply(new ManifestEdit(changes));
             } catch (ManifestBrokenException e) {
@@ -584,11 +584,12 @@ final class Store implements Closeable {
             for (Region region : old.regions()) {
                 region.drop();
             }
-            tables.put(name, new TableRegions(id, old.descriptor(), this, created));
+            tables.put(name, created);
             for (Region region : old.regions()) {
                 region.close(true);
             }
-            LOG.info("Truncated table {} ({} regions{})", name, created.size(), preserveSplits ? ", boundaries kept" : "");
+            LOG.info("Truncated table {} ({} regions{})", name, created.regionArray().length,
+                    preserveSplits ? ", boundaries kept" : "");
         }
         retireWal();
     }
@@ -1011,6 +1012,7 @@ final class Store implements Closeable {
             Set<Path> directories = new HashSet<>();
             long sequence = mvcc.readPoint();
             long held = 0;
+            int linked = 0;
             for (Manifest.TableEntry table : manifest.tables().values()) {
                 for (Manifest.RegionEntry region : table.regions.values()) {
                     held = Math.max(held, region.flushedSequence);
@@ -1023,6 +1025,7 @@ final class Store implements Closeable {
                             }
                             if (!Files.exists(to)) { // a file two regions share is linked once
                                 disk.link(from, to);
+                                linked++;
                             }
                             held = Math.max(held, file.maxSequence());
                         }
@@ -1035,14 +1038,8 @@ final class Store implements Closeable {
             }
             disk.syncDirectory(target);
             LOG.info("Checkpoint of {} in {}: {} SSTables linked, up to sequence {} (read point {})", directory,
-                    target, directories.isEmpty() ? 0 : countFiles(target), held, sequence);
+                    target, linked, held, sequence);
             return held;
-        }
-    }
-
-    private static long countFiles(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> p.toString().endsWith(".sst")).count();
         }
     }
 
@@ -1175,8 +1172,10 @@ final class Store implements Closeable {
      * The daughters' flushed-up-to sequence is the parent's: every write to the parent is in its
      * files by then, and none to a daughter has happened yet.
      *
-     * @throws IllegalArgumentException when {@code at} is not strictly inside the region
-     * @throws BasaltException when the region has no row to split at, or was replaced or dropped
+     * @return the daughters; none when {@code at} is null and the region has too little data to
+     *     find a middle row (it stays whole)
+     * @throws IllegalArgumentException when {@code at} is not strictly inside the region, or the
+     *     region was replaced
      */
     List<Region> split(Region parent, byte[] at) throws IOException {
         if (replica) {
@@ -1190,8 +1189,8 @@ final class Store implements Closeable {
                 flush(parent, true);
                 row = parent.middleRow();
                 if (row == null) {
-                    throw new BasaltException("region " + parent.label() + " has too little data to find a row to"
-                            + " split at; name one");
+                    LOG.debug("Region {} has too little data to find a row to split at; it stays whole", parent.label());
+                    return List.of();
                 }
             }
             if (!parent.contains(row) || java.util.Arrays.equals(row, parent.start())) {
@@ -1210,7 +1209,7 @@ final class Store implements Closeable {
                         while (!parent.view().flushing().isEmpty()) {
                             writeOut(parent, parent.view().flushing().getFirst());
                         }
-                        Manifest.RegionState state = manifest.region(parent.id(), true);
+                        Manifest.RegionState state = manifest.regionState(parent.id());
                         int aId = manifest.reserveTableId();
                         int bId = manifest.reserveTableId();
                         Map<String, List<SSTableReader>> aFiles = new LinkedHashMap<>();
@@ -1323,8 +1322,8 @@ final class Store implements Closeable {
                                         writeOut(r, r.view().flushing().getFirst());
                                     }
                                 }
-                                Manifest.RegionState one = manifest.region(first.id(), true);
-                                Manifest.RegionState two = manifest.region(second.id(), true);
+                                Manifest.RegionState one = manifest.regionState(first.id());
+                                Manifest.RegionState two = manifest.regionState(second.id());
                                 int id = manifest.reserveTableId();
                                 List<ManifestEdit.Change> changes = new ArrayList<>();
                                 changes.add(new ManifestEdit.DropRegion(first.id()));

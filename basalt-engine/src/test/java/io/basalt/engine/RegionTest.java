@@ -234,8 +234,15 @@ class RegionTest {
             assertThat(rows(c, new Scan())).hasSize(100);
             assertThat(rows(c, new Scan().withStopRow(b("r050")))).hasSize(50).last().isEqualTo("r049");
             assertThat(get(c, "r050")).isEqualTo("v50");
+            assertThat(EngineStatistics.of(c).splits()).isEqualTo(1);
             // Compacting each daughter rewrites its half; the shared file then goes.
+            long compactionsBefore = EngineStatistics.of(c).compactions();
             await(c.admin().compact("t"));
+            EngineStatistics stats = EngineStatistics.of(c);
+            assertThat(stats.compactions()).as("one per daughter").isEqualTo(compactionsBefore + 2);
+            assertThat(stats.compactionsRunning()).isZero();
+            assertThat(stats.compactedBytes()).isPositive();
+            assertThat(stats.longestCompactionNanos()).isPositive().isLessThanOrEqualTo(stats.compactionNanos());
             Set<String> after = sstables();
             assertThat(after).hasSize(2).doesNotContainAnyElementsOf(before);
             assertThat(rows(c, new Scan())).hasSize(100);
