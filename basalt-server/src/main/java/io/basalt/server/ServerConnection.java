@@ -4,6 +4,7 @@ import io.basalt.client.NoSuchFamilyException;
 import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
+import io.basalt.client.net.Errors;
 import io.basalt.client.net.Messages;
 import io.basalt.protocol.Frame;
 import io.basalt.protocol.FrameDecoder;
@@ -189,27 +190,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     static Status statusOf(Throwable t) {
-        return switch (t) {
-            case TableNotFoundException _ -> Status.TABLE_NOT_FOUND;
-            case TableExistsException _ -> Status.TABLE_EXISTS;
-            case NoSuchFamilyException _ -> Status.NO_SUCH_FAMILY;
-            case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
-            case UnknownScannerException _ -> Status.UNKNOWN_SCANNER;
-            case StoreReadOnlyException _ -> Status.READ_ONLY;
-            case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
-            default -> Status.SERVER_ERROR;
-        };
+        return t instanceof UnknownScannerException ? Status.UNKNOWN_SCANNER : Errors.statusOf(t);
     }
 
-    /** The values the client rebuilds a typed exception from: table (and family) names, a reason. */
     static List<String> argsOf(Throwable t) {
-        return switch (t) {
-            case TableNotFoundException e -> List.of(e.table());
-            case TableExistsException e -> List.of(e.table());
-            case NoSuchFamilyException e -> List.of(e.table(), e.family());
-            case StoreReadOnlyException e -> List.of(e.reason());
-            default -> List.of();
-        };
+        return Errors.argsOf(t);
     }
 
     // ------------------------------------------------------------------ inbound (event loop)

@@ -7,18 +7,22 @@ import io.basalt.client.ServerException;
 import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
+import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.Status;
 import java.util.List;
 
-/** Turns an error response back into the exception the embedded store would have raised. */
-final class Errors {
+/**
+ * Between exceptions and error responses, both ways: the status and arguments a failure is sent
+ * with, and the exception the embedded store would have raised, rebuilt from them.
+ */
+public final class Errors {
 
     private Errors() {}
 
     /**
      * @param error the message, then the arguments ({@link Messages#readError})
      */
-    static BasaltException of(String what, String server, Status status, int code, List<String> error) {
+    public static BasaltException of(String what, String server, Status status, int code, List<String> error) {
         String message = error.getFirst();
         List<String> args = error.subList(1, error.size());
         if (status == null) {
@@ -41,5 +45,29 @@ final class Errors {
 
     private static ServerException failed(String what, String server, Status status, String message) {
         return new ServerException(what + " failed on " + server + " (" + status + "): " + message);
+    }
+
+    /** The status a failure is answered with. */
+    public static Status statusOf(Throwable t) {
+        return switch (t) {
+            case TableNotFoundException _ -> Status.TABLE_NOT_FOUND;
+            case TableExistsException _ -> Status.TABLE_EXISTS;
+            case NoSuchFamilyException _ -> Status.NO_SUCH_FAMILY;
+            case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
+            case StoreReadOnlyException _ -> Status.READ_ONLY;
+            case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
+            default -> Status.SERVER_ERROR;
+        };
+    }
+
+    /** The values the client rebuilds a typed exception from: table (and family) names, a reason. */
+    public static List<String> argsOf(Throwable t) {
+        return switch (t) {
+            case TableNotFoundException e -> List.of(e.table());
+            case TableExistsException e -> List.of(e.table());
+            case NoSuchFamilyException e -> List.of(e.table(), e.family());
+            case StoreReadOnlyException e -> List.of(e.reason());
+            default -> List.of();
+        };
     }
 }

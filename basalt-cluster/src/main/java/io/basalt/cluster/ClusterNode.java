@@ -1,0 +1,253 @@
+package io.basalt.cluster;
+
+import io.basalt.client.BasaltException;
+import io.basalt.client.Get;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+
+/**
+ * One node of a Basalt cluster: one Ratis {@link RaftServer} (one Raft port) hosting a division
+ * per region replica this node holds, each with its {@link RegionStateMachine}. Requests for a
+ * region go to the local division: writes are grouped into entries ({@link RegionProposer}) and
+ * proposed if this node leads the region; reads are linearizable (leader lease, or ReadIndex) or,
+ * when asked, served stale from this replica.
+ */
+public final class ClusterNode implements AutoCloseable {
+
+    private final RaftPeer self;
+    private final RaftServer server;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Map<RaftGroupId, RegionProposer> proposers = new ConcurrentHashMap<>();
+
+    private ClusterNode(RaftPeer self, RaftServer server) {
+        this.self = self;
+        this.server = server;
+    }
+
+    /**
+     * Starts a node: its Raft server listens on {@code self}'s address; the regions it held before
+     * (in {@code directory}) are recovered, their logs replayed from their snapshots.
+     */
+    public static ClusterNode start(RaftPeer self, Path directory, RaftTuning tuning, StoreOptions options)
+            throws IOException {
+        Files.createDirectories(directory);
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
+        String address = self.getAddress();
+        int colon = address.lastIndexOf(':');
+        GrpcConfigKeys.Server.setHost(p, address.substring(0, colon));
+        GrpcConfigKeys.Server.setPort(p, Integer.parseInt(address.substring(colon + 1)));
+        tuning.applyTo(p);
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(self.getId())
+                .setProperties(p)
+                .setStateMachineRegistry(_ -> new RegionStateMachine(options))
+                .setOption(RaftStorage.StartupOption.RECOVER)
+                .build();
+        server.start();
+        return new ClusterNode(self, server);
+    }
+
+    public RaftPeerId id() {
+        return self.getId();
+    }
+
+    public RaftPeer peer() {
+        return self;
+    }
+
+    /** Makes this node a member of {@code group} (a region's replicas), if it is not yet. */
+    public void join(RaftGroup group) throws IOException {
+        if (hosts(group.getGroupId())) {
+            return;
+        }
+        RaftClientReply reply = server.groupManagement(
+                GroupManagementRequest.newAdd(clientId, self.getId(), callIds.incrementAndGet(), group));
+        if (!reply.isSuccess()) {
+            throw new IOException(self.getId() + " could not join group " + group.getGroupId() + ": "
+                    + reply.getException());
+        }
+    }
+
+    public boolean hosts(RaftGroupId group) throws IOException {
+        for (RaftGroupId id : server.getGroupIds()) {
+            if (id.equals(group)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether this node leads {@code group} now (as far as it knows). */
+    public boolean isLeader(RaftGroupId group) {
+        try {
+            return server.getDivision(group).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The leader this node knows of for {@code group}. */
+    public Optional<RaftPeerId> leader(RaftGroupId group) {
+        try {
+            return Optional.ofNullable(server.getDivision(group).getInfo().getLeaderId());
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The index this node's replica of {@code group} has applied. */
+    public long appliedIndex(RaftGroupId group) throws IOException {
+        return server.getDivision(group).getInfo().getLastAppliedIndex();
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Creates the region's table: the first entry of a new region's log. */
+    public CompletableFuture<Void> createTable(RaftGroupId group, TableDescriptor table) {
+        return send(group, RegionCodec.createTable(table), RaftClientRequest.writeRequestType())
+                .thenApply(reply -> {
+                    Object outcome = RegionCodec.readReply(reply, where(group)).getFirst().getFirst();
+                    if (outcome instanceof RuntimeException e) {
+                        throw e;
+                    }
+                    return null;
+                });
+    }
+
+    /**
+     * Writes one call to region {@code group}; completes with its operations' outcomes: for each,
+     * {@code null} (put, delete), a {@link Result} (increment), a {@link Boolean} (check-and-mutate)
+     * or the {@link BasaltException} it failed with. Fails as a whole with {@link
+     * io.basalt.cluster.NotLeaderException} when this node does not lead the region.
+     */
+    public CompletableFuture<List<Object>> write(RaftGroupId group, String table, WriteCall call) {
+        RegionProposer proposer = proposers.computeIfAbsent(group, g -> new RegionProposer(
+                entry -> send(g, entry, RaftClientRequest.writeRequestType())
+                        .thenApply(reply -> RegionCodec.readReply(reply, where(g))),
+                System::currentTimeMillis));
+        return proposer.submit(table, call);
+    }
+
+    /** Entries proposed and calls carried so far for {@code group} by this node. */
+    long[] grouping(RaftGroupId group) {
+        RegionProposer p = proposers.get(group);
+        return p == null ? new long[2] : p.counts();
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** How a read is served. */
+    public enum ReadMode {
+        /** By the leader, after confirming it still leads (its lease, or a ReadIndex round). */
+        LINEARIZABLE,
+        /** By this node's replica, from what it has applied: possibly behind the leader. */
+        STALE
+    }
+
+    public CompletableFuture<Result> get(RaftGroupId group, String table, Get get, ReadMode mode) {
+        return read(group, RegionCodec.get(table, get), mode)
+                .thenApply(reply -> RegionCodec.readRows(reply, where(group)).results().getFirst());
+    }
+
+    /** Up to {@code limit} rows of {@code scan} in the region, and whether it has more after them. */
+    public CompletableFuture<RegionCodec.Rows> scan(RaftGroupId group, String table, Scan scan, int limit,
+                                                    ReadMode mode) {
+        return read(group, RegionCodec.scan(table, scan, limit), mode)
+                .thenApply(reply -> RegionCodec.readRows(reply, where(group)));
+    }
+
+    private CompletableFuture<ByteString> read(RaftGroupId group, Message query, ReadMode mode) {
+        return send(group, query, mode == ReadMode.LINEARIZABLE ? RaftClientRequest.readRequestType()
+                : RaftClientRequest.staleReadRequestType(0));
+    }
+
+    // ------------------------------------------------------------------ admin
+
+    /** Takes a snapshot of this node's replica of {@code group} now; completes with its index. */
+    public long snapshot(RaftGroupId group) throws IOException {
+        RaftClientReply reply = server.snapshotManagement(SnapshotManagementRequest.newCreate(clientId, self.getId(),
+                group, callIds.incrementAndGet(), 60_000, 1)); // 1: whatever was applied since the last one
+        if (!reply.isSuccess()) {
+            throw new IOException("snapshot of " + group + " on " + self.getId() + " failed: " + reply.getException());
+        }
+        return reply.getLogIndex();
+    }
+
+    private CompletableFuture<ByteString> send(RaftGroupId group, Message message, RaftClientRequest.Type type) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(self.getId())
+                .setGroupId(group)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(message)
+                .setType(type)
+                .build();
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new BasaltException(where(group) + ": " + e.getMessage(), e));
+        }
+        return sent.thenApply(reply -> {
+            if (reply.isSuccess()) {
+                return reply.getMessage().getContent();
+            }
+            throw failure(group, reply.getException());
+        });
+    }
+
+    private BasaltException failure(RaftGroupId group, RaftException e) {
+        if (e instanceof NotLeaderException n) {
+            RaftPeer suggested = n.getSuggestedLeader();
+            return new io.basalt.cluster.NotLeaderException(self.getId() + " does not lead region group " + group
+                    + (suggested == null ? "; no leader known" : "; " + suggested.getId() + " does"),
+                    suggested == null ? null : suggested.getId().toString());
+        }
+        if (e instanceof LeaderNotReadyException) {
+            return new io.basalt.cluster.NotLeaderException(self.getId() + " was just elected leader of region group "
+                    + group + " and is not ready yet", self.getId().toString());
+        }
+        return new BasaltException(where(group) + ": " + (e == null ? "failed without a reason" : e.getMessage()), e);
+    }
+
+    private String where(RaftGroupId group) {
+        return "region group " + group + " on " + self.getId();
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}

@@ -1,0 +1,87 @@
+package io.basalt.cluster;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * The Raft settings a node runs its groups with. The defaults suit a small cluster on ordinary
+ * machines: elections after 1 to 2 s without a heartbeat (Ratis's own 150-300 ms would turn a GC
+ * pause on a busy 2-core machine into an election), linearizable reads by leader lease with
+ * ReadIndex as the fallback, a snapshot every 100,000 entries, and the log purged up to it.
+ *
+ * <p>The log is always forced to disk before an entry counts as accepted by a peer (Ratis's
+ * segmented log forces before it acknowledges; nothing here turns that off).
+ *
+ * @param electionTimeoutMin shortest time without a leader's heartbeat before a follower stands
+ * @param electionTimeoutMax longest such time (each follower picks at random between the two)
+ * @param snapshotEveryEntries a snapshot after this many entries applied since the last
+ * @param purgeGap log entries purged in steps of at least this many
+ * @param leaderLease whether the leader serves linearizable reads on its lease (else ReadIndex always)
+ * @param logSegmentBytes the size a log segment is closed at; only closed segments are purged
+ */
+public record RaftTuning(Duration electionTimeoutMin, Duration electionTimeoutMax, long snapshotEveryEntries,
+                         int purgeGap, boolean leaderLease, long logSegmentBytes) {
+
+    public RaftTuning {
+        if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero()
+                || electionTimeoutMax.compareTo(electionTimeoutMin) <= 0) {
+            throw new IllegalArgumentException("election timeouts must be positive with min < max, not "
+                    + electionTimeoutMin + " and " + electionTimeoutMax);
+        }
+        if (logSegmentBytes < 64 * 1024) {
+            throw new IllegalArgumentException("log segments of " + logSegmentBytes + " bytes; at least 64 KiB");
+        }
+        if (snapshotEveryEntries < 1 || purgeGap < 1) {
+            throw new IllegalArgumentException("snapshotEveryEntries and purgeGap must be at least 1");
+        }
+    }
+
+    public static RaftTuning defaults() {
+        return new RaftTuning(Duration.ofSeconds(1), Duration.ofSeconds(2), 100_000, 1024, true, 8L << 20);
+    }
+
+    public RaftTuning withElectionTimeout(Duration min, Duration max) {
+        return new RaftTuning(min, max, snapshotEveryEntries, purgeGap, leaderLease, logSegmentBytes);
+    }
+
+    public RaftTuning withSnapshots(long everyEntries, int purgeGap) {
+        return new RaftTuning(electionTimeoutMin, electionTimeoutMax, everyEntries, purgeGap, leaderLease,
+                logSegmentBytes);
+    }
+
+    public RaftTuning withLeaderLease(boolean enabled) {
+        return new RaftTuning(electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, purgeGap, enabled,
+                logSegmentBytes);
+    }
+
+    public RaftTuning withLogSegmentBytes(long bytes) {
+        return new RaftTuning(electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, purgeGap, leaderLease,
+                bytes);
+    }
+
+    /** Writes these settings into Ratis properties. */
+    void applyTo(RaftProperties p) {
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(electionTimeoutMin));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(electionTimeoutMax));
+        // Requests to peers must outlive an election, or a slow round is retried into a storm.
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(electionTimeoutMax.multipliedBy(2)));
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, leaderLease);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEveryEntries);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, purgeGap);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
+        // One entry carries a group of calls of up to RegionProposer.MAX_ENTRY_BYTES.
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("32MB"));
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("33MB"));
+    }
+
+    private static TimeDuration millis(Duration d) {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+}

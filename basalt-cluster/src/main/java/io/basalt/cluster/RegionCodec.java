@@ -1,0 +1,274 @@
+package io.basalt.cluster;
+
+import io.basalt.client.BasaltException;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Get;
+import io.basalt.client.Mutation;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.Errors;
+import io.basalt.client.net.Messages;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.Status;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * The bytes of a region's Raft log entries, of their replies, and of read queries. The encodings
+ * of mutations, gets, scans, results and errors are the client protocol's ({@link Messages}).
+ *
+ * <pre>
+ * entry  := version:u8 kind:u8 body
+ *   CREATE_TABLE: table descriptor
+ *   WRITE:        now:i64 table:string calls:varint { clientId:i64 callId:varlong
+ *                   completedBelow:varlong ops:varint { OP_MUTATION mutation | OP_CHECK check } }
+ * reply  := calls:varint { outcomes:bytes }         (WRITE; CREATE_TABLE: one call of one outcome)
+ * outcomes := count:varint { NONE | RESULT result | APPLIED | NOT_APPLIED | FAILED status:u8 error }
+ * query  := version:u8 kind:u8 table:string { GET get | SCAN scan limit:varint }
+ * </pre>
+ */
+final class RegionCodec {
+
+    static final int VERSION = 1;
+
+    static final int CREATE_TABLE = 1;
+    static final int WRITE = 2;
+
+    static final int GET = 1;
+    static final int SCAN = 2;
+
+    private static final int OP_MUTATION = 1;
+    private static final int OP_CHECK = 2;
+
+    private static final int NONE = 0;
+    private static final int RESULT = 1;
+    private static final int APPLIED = 2;
+    private static final int NOT_APPLIED = 3;
+    private static final int FAILED = 4;
+
+    private RegionCodec() {}
+
+    static ByteString bytes(ByteBuf buf) {
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return UnsafeByteOperations.unsafeWrap(out);
+    }
+
+    static ByteBuf buffer(ByteString bytes) {
+        return Unpooled.wrappedBuffer(bytes.asReadOnlyByteBuffer());
+    }
+
+    static Message message(ByteBuf buf) {
+        return Message.valueOf(bytes(buf));
+    }
+
+    // ------------------------------------------------------------------ entries
+
+    static Message createTable(TableDescriptor table) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(CREATE_TABLE);
+        Messages.writeTable(buf, table);
+        return message(buf);
+    }
+
+    /** A WRITE entry of calls encoded by {@link #writeCall}. */
+    static Message writeEncoded(String table, long now, List<byte[]> calls) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(WRITE).writeLong(now);
+        Wire.writeString(buf, table);
+        Wire.writeVarint(buf, calls.size());
+        for (byte[] call : calls) {
+            buf.writeBytes(call);
+        }
+        return message(buf);
+    }
+
+    static void writeCall(ByteBuf buf, WriteCall call) {
+        buf.writeLong(call.clientId());
+        Wire.writeVarlong(buf, call.callId());
+        Wire.writeVarlong(buf, call.completedBelow());
+        Wire.writeVarint(buf, call.operations().size());
+        for (Object op : call.operations()) {
+            if (op instanceof Mutation m) {
+                buf.writeByte(OP_MUTATION);
+                Messages.writeMutation(buf, m);
+            } else {
+                buf.writeByte(OP_CHECK);
+                Messages.writeCheckAndMutate(buf, (CheckAndMutate) op);
+            }
+        }
+    }
+
+    /** Reads the version and kind of an entry or query, failing on a version this code does not know. */
+    static int readKind(ByteBuf buf, String what) {
+        int version = Wire.readUnsignedByte(buf, what + " version");
+        if (version != VERSION) {
+            throw new MalformedFrameException(what + " of version " + version + "; this node reads version " + VERSION);
+        }
+        return Wire.readUnsignedByte(buf, what + " kind");
+    }
+
+    static WriteCall readCall(ByteBuf buf) {
+        long clientId = Wire.readLong(buf, "call client");
+        long callId = Wire.readVarlong(buf, "call id");
+        long completedBelow = Wire.readVarlong(buf, "call completed-below mark");
+        int count = Wire.readVarint(buf, "call operation count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " operations cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<Object> ops = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int kind = Wire.readUnsignedByte(buf, "operation kind");
+            ops.add(switch (kind) {
+                case OP_MUTATION -> Messages.readMutation(buf);
+                case OP_CHECK -> Messages.readCheckAndMutate(buf);
+                default -> throw new MalformedFrameException("operation kind " + kind + " is not 1 (mutation) or 2"
+                        + " (check-and-mutate)");
+            });
+        }
+        return new WriteCall(clientId, callId, completedBelow, ops);
+    }
+
+    // ------------------------------------------------------------------ outcomes
+
+    /** One call's outcomes, as the state machine records them for a retry and replies with them. */
+    static byte[] outcomes(List<Object> outcomes) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, outcomes.size());
+        for (Object o : outcomes) {
+            writeOutcome(buf, o);
+        }
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return out;
+    }
+
+    /** The outcomes of a call that failed as a whole (every one of its operations). */
+    static byte[] failed(int operations, Throwable failure) {
+        List<Object> out = new ArrayList<>(operations);
+        for (int i = 0; i < operations; i++) {
+            out.add(failure);
+        }
+        return outcomes(out);
+    }
+
+    private static void writeOutcome(ByteBuf buf, Object o) {
+        switch (o) {
+            case null -> buf.writeByte(NONE);
+            case Result r -> {
+                buf.writeByte(RESULT);
+                Messages.writeResult(buf, r);
+            }
+            case Boolean b -> buf.writeByte(b ? APPLIED : NOT_APPLIED);
+            case Throwable t -> {
+                Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+                buf.writeByte(FAILED).writeByte(Errors.statusOf(cause).code());
+                Messages.writeError(buf, cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName(),
+                        Errors.argsOf(cause));
+            }
+            default -> throw new IllegalArgumentException("no encoding for an outcome of " + o.getClass().getName());
+        }
+    }
+
+    /** Reads one call's outcomes: {@code null}, a {@link Result}, a {@link Boolean} or a {@link BasaltException}. */
+    static List<Object> readOutcomes(ByteBuf buf, String where) {
+        int count = Wire.readVarint(buf, "outcome count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " outcomes cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<Object> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int kind = Wire.readUnsignedByte(buf, "outcome kind");
+            out.add(switch (kind) {
+                case NONE -> null;
+                case RESULT -> Messages.readResult(buf);
+                case APPLIED -> Boolean.TRUE;
+                case NOT_APPLIED -> Boolean.FALSE;
+                case FAILED -> {
+                    int code = Wire.readUnsignedByte(buf, "outcome status");
+                    yield Errors.of("write", where, Status.of(code), code, Messages.readError(buf));
+                }
+                default -> throw new MalformedFrameException("outcome kind " + kind + " is unknown");
+            });
+        }
+        return out;
+    }
+
+    static Message reply(List<byte[]> calls) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, calls.size());
+        for (byte[] call : calls) {
+            Wire.writeBytes(buf, call);
+        }
+        return message(buf);
+    }
+
+    /** Each call's outcomes from a WRITE entry's reply. */
+    static List<List<Object>> readReply(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int calls = Wire.readVarint(buf, "reply call count");
+        List<List<Object>> out = new ArrayList<>(calls);
+        for (int i = 0; i < calls; i++) {
+            out.add(readOutcomes(Unpooled.wrappedBuffer(Wire.readBytes(buf, "call outcomes")), where));
+        }
+        Wire.end(buf, "write reply");
+        return out;
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    static Message get(String table, Get get) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(GET);
+        Wire.writeString(buf, table);
+        Messages.writeGet(buf, get);
+        return message(buf);
+    }
+
+    static Message scan(String table, Scan scan, int limit) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(SCAN);
+        Wire.writeString(buf, table);
+        Messages.writeScan(buf, scan);
+        Wire.writeVarint(buf, limit);
+        return message(buf);
+    }
+
+    /** A query's reply: OK and the results, or FAILED and the error. */
+    static Message results(List<Result> results, boolean more) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Status.OK.code());
+        Wire.writeBoolean(buf, more);
+        Messages.writeResults(buf, results);
+        return message(buf);
+    }
+
+    static Message queryFailed(Throwable failure) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Errors.statusOf(failure).code());
+        Messages.writeError(buf, failure.getMessage() != null ? failure.getMessage() : failure.getClass().getSimpleName(),
+                Errors.argsOf(failure));
+        return message(buf);
+    }
+
+    /** The rows a query's reply carries, and whether a scan has more; throws the query's failure. */
+    record Rows(List<Result> results, boolean more) {}
+
+    static Rows readRows(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int code = Wire.readUnsignedByte(buf, "query status");
+        if (code != Status.OK.code()) {
+            throw Errors.of("read", where, Status.of(code), code, Messages.readError(buf));
+        }
+        boolean more = Wire.readBoolean(buf, "more rows");
+        return new Rows(Messages.readResults(buf), more);
+    }
+}

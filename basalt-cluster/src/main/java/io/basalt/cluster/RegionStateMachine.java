@@ -1,0 +1,323 @@
+package io.basalt.cluster;
+
+import io.basalt.client.Get;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.Messages;
+import io.basalt.engine.ReplicaStore;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.util.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One replica of a replicated region: applies the region's Raft log, in index order, to a
+ * {@link ReplicaStore} of its own, and answers reads from it.
+ *
+ * <p>Writes: a log entry carries the calls the leader grouped ({@link RegionCodec}); each call's
+ * operations apply at the entry's index with the leader's clock, and the reply carries each call's
+ * outcomes, the same on every replica. A call with a client id applies once ({@link Sessions}).
+ *
+ * <p>Snapshots ({@link RegionSnapshots}): a checkpoint of the store (hard links) and the sessions
+ * table, at the last applied index. On start and after a snapshot was installed, the replica store
+ * is rebuilt from the newest snapshot and Ratis applies the log from there: what the store flushed
+ * on its own since is thrown away and applied again. That costs a replay of the entries since the
+ * last snapshot, and buys exactness: every outcome, recorded for retries, is computed again from
+ * the same state, which resuming from the store's own flushed mark could not do.
+ *
+ * <p>Threads: Ratis applies entries, takes snapshots and reloads on one thread; reads run on
+ * others, against whichever store is current (a reload swaps it under a write lock).
+ */
+public final class RegionStateMachine extends BaseStateMachine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RegionStateMachine.class);
+    /** The most rows one scan query returns; the caller continues after the last. */
+    static final int MAX_SCAN_ROWS = 10_000;
+
+    private final StoreOptions options;
+    private final RegionSnapshots snapshots = new RegionSnapshots();
+    private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
+    private volatile ReplicaStore replica;
+    private Path liveDirectory;
+    /** Touched only on the apply thread. */
+    private Sessions sessions = new Sessions();
+
+    public RegionStateMachine(StoreOptions options) {
+        this.options = options;
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return snapshots;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
+        super.initialize(server, groupId, storage);
+        snapshots.init(storage);
+        liveDirectory = storage.getStorageDir().getRoot().toPath().resolve("replica");
+        getLifeCycle().startAndTransition(this::load, IOException.class);
+    }
+
+    @Override
+    public void pause() {
+        LifeCycle life = getLifeCycle();
+        if (life.getCurrentState() == LifeCycle.State.RUNNING) {
+            life.transition(LifeCycle.State.PAUSING);
+            life.transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** After Ratis installed a snapshot from the leader into {@code sm/}: rebuild from it. */
+    @Override
+    public void reinitialize() throws IOException {
+        snapshots.refresh();
+        getLifeCycle().startAndTransition(this::load, IOException.class);
+    }
+
+    /** (Re)builds the replica store from the newest snapshot, or empty without one. */
+    private void load() throws IOException {
+        swap.writeLock().lock();
+        try {
+            closeReplica();
+            RegionSnapshots.deleteTree(liveDirectory);
+            RegionSnapshots.Snapshot latest = snapshots.latest();
+            if (latest != null) {
+                ReplicaStore.restore(latest.store(), liveDirectory);
+                sessions = Sessions.readFrom(latest.sessions());
+                setLastAppliedTermIndex(latest.termIndex());
+            } else {
+                sessions = new Sessions();
+            }
+            replica = ReplicaStore.open(liveDirectory, options);
+            LOG.info("{}: replica store rebuilt from {}", this, latest == null ? "nothing (no snapshot yet)"
+                    : latest.directory());
+        } finally {
+            swap.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        swap.writeLock().lock();
+        try {
+            closeReplica();
+        } finally {
+            swap.writeLock().unlock();
+        }
+        getLifeCycle().checkStateAndClose();
+    }
+
+    /** Under the write lock: closes the current replica store, if any. */
+    private void closeReplica() {
+        ReplicaStore old = replica;
+        replica = null;
+        if (old != null) {
+            old.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        long index = entry.getIndex();
+        Message reply;
+        try {
+            reply = apply(index, RegionCodec.buffer(entry.getStateMachineLogEntry().getLogData()));
+        } catch (io.basalt.client.StoreReadOnlyException e) {
+            // This replica's disk failed it; the others go on. Applying past the entry would diverge.
+            LOG.error("{}: the replica store refuses writes at index {}; this replica stops", this, index, e);
+            throw e;
+        }
+        updateLastAppliedTermIndex(entry.getTerm(), index);
+        return CompletableFuture.completedFuture(reply);
+    }
+
+    private Message apply(long index, ByteBuf buf) {
+        int kind;
+        try {
+            kind = RegionCodec.readKind(buf, "log entry");
+        } catch (RuntimeException e) {
+            return undecodable(index, e);
+        }
+        return switch (kind) {
+            case RegionCodec.CREATE_TABLE -> createTable(index, buf);
+            case RegionCodec.WRITE -> write(index, buf);
+            default -> undecodable(index, new IllegalArgumentException("log entry kind " + kind + " is unknown"));
+        };
+    }
+
+    /** An entry no replica can read fails alike on all: its calls get no outcomes. */
+    private Message undecodable(long index, RuntimeException e) {
+        LOG.error("{}: log entry {} does not decode; it changes nothing", this, index, e);
+        return RegionCodec.reply(List.of());
+    }
+
+    private Message createTable(long index, ByteBuf buf) {
+        TableDescriptor table;
+        try {
+            table = Messages.readTable(buf);
+        } catch (RuntimeException e) {
+            return undecodable(index, e);
+        }
+        byte[] outcome;
+        try {
+            replica.connection().admin().createTable(table).join();
+            outcome = RegionCodec.outcomes(java.util.Collections.singletonList(null));
+        } catch (CompletionException e) {
+            outcome = RegionCodec.failed(1, e.getCause());
+        } catch (RuntimeException e) {
+            outcome = RegionCodec.failed(1, e);
+        }
+        return RegionCodec.reply(List.of(outcome));
+    }
+
+    private Message write(long index, ByteBuf buf) {
+        long now;
+        String table;
+        List<WriteCall> calls;
+        try {
+            now = Wire.readLong(buf, "entry clock");
+            table = Wire.readString(buf, "entry table");
+            int count = Wire.readVarint(buf, "entry call count");
+            calls = new ArrayList<>(Math.min(count, 1024));
+            for (int i = 0; i < count; i++) {
+                calls.add(RegionCodec.readCall(buf));
+            }
+        } catch (RuntimeException e) {
+            return undecodable(index, e);
+        }
+        now = sessions.advanceClock(now);
+        sessions.expire(now);
+        byte[][] replies = new byte[calls.size()][];
+        List<Object> operations = new ArrayList<>();
+        int[] first = new int[calls.size()];
+        for (int i = 0; i < calls.size(); i++) {
+            WriteCall call = calls.get(i);
+            first[i] = -1;
+            if (call.clientId() != 0) {
+                switch (sessions.lookup(call.clientId(), call.callId(), call.completedBelow(), now)) {
+                    case Sessions.Recorded r -> {
+                        replies[i] = r.outcomes();
+                        continue;
+                    }
+                    case Sessions.Forgotten f -> {
+                        replies[i] = RegionCodec.failed(call.operations().size(), new IllegalStateException(f.why()));
+                        continue;
+                    }
+                    case null -> { }
+                }
+            }
+            first[i] = operations.size();
+            operations.addAll(call.operations());
+        }
+        List<Object> outcomes = operations.isEmpty() ? List.of()
+                : replica.applyEntry(table, index, now, operations);
+        for (int i = 0; i < calls.size(); i++) {
+            if (first[i] < 0) {
+                continue;
+            }
+            WriteCall call = calls.get(i);
+            List<Object> mine = outcomes.subList(first[i], first[i] + call.operations().size());
+            for (Object o : mine) {
+                if (o == ReplicaStore.ALREADY_APPLIED) {
+                    throw new IllegalStateException(this + ": entry " + index + " was applied before; the store"
+                            + " was rebuilt from a snapshot past it");
+                }
+            }
+            replies[i] = RegionCodec.outcomes(mine);
+            if (call.clientId() != 0) {
+                sessions.record(call.clientId(), call.callId(), replies[i], now);
+            }
+        }
+        return RegionCodec.reply(List.of(replies));
+    }
+
+    // ------------------------------------------------------------------ snapshots
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= 0) {
+            return RaftLog.INVALID_LOG_INDEX;
+        }
+        RegionSnapshots.Snapshot latest = snapshots.latest();
+        if (latest != null && latest.termIndex().getIndex() >= last.getIndex()) {
+            return latest.termIndex().getIndex();
+        }
+        Path built = snapshots.building(last);
+        replica.checkpoint(built.resolve("store"));
+        sessions.writeTo(built.resolve("sessions"));
+        snapshots.commit(built, last);
+        LOG.info("{}: snapshot at {}", this, last);
+        return last.getIndex();
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        swap.readLock().lock();
+        try {
+            ReplicaStore store = replica;
+            if (store == null) {
+                throw new IllegalStateException(this + " is not open");
+            }
+            ByteBuf buf = RegionCodec.buffer(request.getContent());
+            int kind = RegionCodec.readKind(buf, "query");
+            String table = Wire.readString(buf, "query table");
+            return CompletableFuture.completedFuture(switch (kind) {
+                case RegionCodec.GET -> {
+                    Get get = Messages.readGet(buf);
+                    yield RegionCodec.results(List.of(store.connection().table(table).get(get).join()), false);
+                }
+                case RegionCodec.SCAN -> {
+                    Scan scan = Messages.readScan(buf);
+                    int limit = Math.clamp(Wire.readVarint(buf, "scan limit"), 1, MAX_SCAN_ROWS);
+                    List<Result> rows = new ArrayList<>();
+                    boolean more = false;
+                    try (ResultScanner scanner = store.connection().table(table).scanner(scan)) {
+                        for (Result r; (r = scanner.next()) != null; ) {
+                            if (rows.size() == limit) {
+                                more = true;
+                                break;
+                            }
+                            rows.add(r);
+                        }
+                    }
+                    yield RegionCodec.results(rows, more);
+                }
+                default -> throw new IllegalArgumentException("query kind " + kind + " is unknown");
+            });
+        } catch (CompletionException e) {
+            return CompletableFuture.completedFuture(RegionCodec.queryFailed(e.getCause()));
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(RegionCodec.queryFailed(e));
+        } finally {
+            swap.readLock().unlock();
+        }
+    }
+}

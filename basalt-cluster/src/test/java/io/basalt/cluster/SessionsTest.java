@@ -1,0 +1,96 @@
+package io.basalt.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The exactly-once table: what it remembers, what it forgets, and its file. */
+class SessionsTest {
+
+    @TempDir
+    Path dir;
+
+    private static byte[] outcome(int n) {
+        return new byte[] {(byte) n};
+    }
+
+    @Test
+    void aRecordedCallIsAnsweredFromTheRecordAndACompletedOneIsRefused() {
+        Sessions s = new Sessions();
+        assertThat(s.lookup(1, 5, 0, 100)).isNull();
+        s.record(1, 5, outcome(5), 100);
+        assertThat(s.lookup(1, 5, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsExactly(5));
+        assertThat(s.lookup(2, 5, 0, 100)).as("another client's call 5").isNull();
+        assertThat(s.lookup(1, 6, 6, 100)).isNull();
+        assertThat(s.lookup(1, 5, 6, 100)).as("below the client's completed mark").isInstanceOf(Sessions.Forgotten.class);
+    }
+
+    @Test
+    void keepsABoundedNumberOfCallsAndRefusesOlderOnes() {
+        Sessions s = new Sessions();
+        for (int call = 0; call < Sessions.MAX_CALLS_PER_CLIENT + 10; call++) {
+            assertThat(s.lookup(1, call, 0, 100)).isNull();
+            s.record(1, call, outcome(call), 100);
+        }
+        assertThat(s.lookup(1, 3, 0, 100)).as("dropped, so refused rather than applied twice")
+                .isInstanceOf(Sessions.Forgotten.class);
+        assertThat(s.lookup(1, Sessions.MAX_CALLS_PER_CLIENT + 5, 0, 100)).isInstanceOf(Sessions.Recorded.class);
+    }
+
+    @Test
+    void idleClientsExpireByTheLogsClock() {
+        Sessions s = new Sessions();
+        s.lookup(1, 1, 0, 1_000);
+        s.record(1, 1, outcome(1), 1_000);
+        s.expire(1_000 + Sessions.EXPIRY_MILLIS);
+        assertThat(s.clients()).isEqualTo(1);
+        s.expire(1_000 + Sessions.EXPIRY_MILLIS + 2_000);
+        assertThat(s.clients()).isZero();
+    }
+
+    @Test
+    void theClockNeverGoesBack() {
+        Sessions s = new Sessions();
+        assertThat(s.advanceClock(500)).isEqualTo(500);
+        assertThat(s.advanceClock(400)).as("a new leader whose clock lags").isEqualTo(500);
+        assertThat(s.advanceClock(600)).isEqualTo(600);
+    }
+
+    @Test
+    void theFileRoundTripsAndACorruptOneIsReported() throws IOException {
+        Sessions s = new Sessions();
+        s.advanceClock(777);
+        for (int client = 1; client <= 3; client++) {
+            for (int call = 0; call < 5; call++) {
+                s.lookup(client, call, 0, 100);
+                s.record(client, call, outcome(client * 10 + call), 100);
+            }
+        }
+        Path file = dir.resolve("sessions");
+        s.writeTo(file);
+        Sessions read = Sessions.readFrom(file);
+        assertThat(read.clients()).isEqualTo(3);
+        assertThat(read.advanceClock(0)).isEqualTo(777);
+        assertThat(read.lookup(2, 3, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsExactly(23));
+
+        byte[] bytes = Files.readAllBytes(file);
+        for (int i = 0; i < bytes.length; i += 7) {
+            byte[] flipped = bytes.clone();
+            flipped[i] ^= 0x10;
+            Path bad = dir.resolve("bad" + i);
+            Files.write(bad, flipped);
+            assertThatThrownBy(() -> Sessions.readFrom(bad)).as("byte %s flipped", i)
+                    .isInstanceOf(IOException.class).hasMessageContaining(bad.toString());
+        }
+        Path truncated = dir.resolve("truncated");
+        Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        assertThatThrownBy(() -> Sessions.readFrom(truncated)).isInstanceOf(IOException.class);
+    }
+}
