@@ -14,7 +14,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -49,6 +55,8 @@ public final class ClusterNode implements AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final Map<RaftGroupId, RegionProposer> proposers = new ConcurrentHashMap<>();
+    private final Map<RaftGroupId, RaftClient> clients = new ConcurrentHashMap<>();
+    private volatile Function<RaftGroupId, RaftGroup> groups;
 
     private ClusterNode(RaftPeer self, RaftServer server) {
         this.self = self;
@@ -72,11 +80,29 @@ public final class ClusterNode implements AutoCloseable {
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self.getId())
                 .setProperties(p)
-                .setStateMachineRegistry(_ -> new RegionStateMachine(options))
+                .setStateMachineRegistry(group -> group.equals(MetaStateMachine.GROUP_ID) ? new MetaStateMachine()
+                        : new RegionStateMachine(options))
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
         return new ClusterNode(self, server);
+    }
+
+    /**
+     * Lets this node forward what it cannot serve itself: a write to a group it does not lead, a
+     * read of a group it does not host, goes to the group's members as {@code groups} lists them.
+     * Without it, such requests fail with {@link io.basalt.cluster.NotLeaderException}.
+     */
+    public void forwardWith(Function<RaftGroupId, RaftGroup> groups) {
+        this.groups = groups;
+    }
+
+    /** Forgets the forwarding client of {@code group}: its members changed. */
+    void membersChanged(RaftGroupId group) {
+        RaftClient c = clients.remove(group);
+        if (c != null) {
+            closeQuietly(c);
+        }
     }
 
     public RaftPeerId id() {
@@ -136,7 +162,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Creates the region's table: the first entry of a new region's log. */
     public CompletableFuture<Void> createTable(RaftGroupId group, TableDescriptor table) {
-        return send(group, RegionCodec.createTable(table), RaftClientRequest.writeRequestType())
+        return send(group, RegionCodec.createTable(table), Kind.WRITE)
                 .thenApply(reply -> {
                     Object outcome = RegionCodec.readReply(reply, where(group)).getFirst().getFirst();
                     if (outcome instanceof RuntimeException e) {
@@ -154,7 +180,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public CompletableFuture<List<Object>> write(RaftGroupId group, String table, WriteCall call) {
         RegionProposer proposer = proposers.computeIfAbsent(group, g -> new RegionProposer(
-                entry -> send(g, entry, RaftClientRequest.writeRequestType())
+                entry -> send(g, entry, Kind.WRITE)
                         .thenApply(reply -> RegionCodec.readReply(reply, where(g))),
                 System::currentTimeMillis));
         return proposer.submit(table, call);
@@ -189,8 +215,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private CompletableFuture<ByteString> read(RaftGroupId group, Message query, ReadMode mode) {
-        return send(group, query, mode == ReadMode.LINEARIZABLE ? RaftClientRequest.readRequestType()
-                : RaftClientRequest.staleReadRequestType(0));
+        return send(group, query, mode == ReadMode.LINEARIZABLE ? Kind.READ : Kind.STALE_READ);
     }
 
     // ------------------------------------------------------------------ admin
@@ -205,14 +230,28 @@ public final class ClusterNode implements AutoCloseable {
         return reply.getLogIndex();
     }
 
-    private CompletableFuture<ByteString> send(RaftGroupId group, Message message, RaftClientRequest.Type type) {
+    enum Kind {
+        WRITE, READ, STALE_READ
+    }
+
+    /** Proposes or queries {@code message} in {@code group}: here when this node can, else forwarded. */
+    CompletableFuture<ByteString> send(RaftGroupId group, Message message, Kind kind) {
+        Function<RaftGroupId, RaftGroup> resolver = groups;
+        boolean local = hostsQuietly(group);
+        if (resolver != null && (!local || (kind == Kind.WRITE && !isLeader(group)))) {
+            return forward(group, message, kind, resolver);
+        }
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(self.getId())
                 .setGroupId(group)
                 .setCallId(callIds.incrementAndGet())
                 .setMessage(message)
-                .setType(type)
+                .setType(switch (kind) {
+                    case WRITE -> RaftClientRequest.writeRequestType();
+                    case READ -> RaftClientRequest.readRequestType();
+                    case STALE_READ -> RaftClientRequest.staleReadRequestType(0);
+                })
                 .build();
         CompletableFuture<RaftClientReply> sent;
         try {
@@ -220,12 +259,65 @@ public final class ClusterNode implements AutoCloseable {
         } catch (IOException e) {
             return CompletableFuture.failedFuture(new BasaltException(where(group) + ": " + e.getMessage(), e));
         }
-        return sent.thenApply(reply -> {
-            if (reply.isSuccess()) {
-                return reply.getMessage().getContent();
+        return sent.thenApply(reply -> content(group, reply));
+    }
+
+    private CompletableFuture<ByteString> forward(RaftGroupId group, Message message, Kind kind,
+                                                  Function<RaftGroupId, RaftGroup> resolver) {
+        RaftClient client;
+        try {
+            client = clients.computeIfAbsent(group, g -> {
+                RaftGroup members = resolver.apply(g);
+                if (members == null) {
+                    throw new BasaltException("no members known for group " + g + " on " + self.getId());
+                }
+                RaftProperties p = new RaftProperties();
+                RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(10, TimeUnit.SECONDS));
+                return RaftClient.newBuilder().setRaftGroup(members).setProperties(p)
+                        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+                                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                        .build();
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<RaftClientReply> sent = switch (kind) {
+            case WRITE -> client.async().send(message);
+            case READ -> client.async().sendReadOnly(message);
+            case STALE_READ -> client.async().sendReadOnlyNonLinearizable(message);
+        };
+        return sent.handle((reply, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                throw cause instanceof RaftException r ? failure(group, r)
+                        : new BasaltException(where(group) + ": " + cause.getMessage(), cause);
             }
-            throw failure(group, reply.getException());
+            return content(group, reply);
         });
+    }
+
+    private ByteString content(RaftGroupId group, RaftClientReply reply) {
+        if (reply.isSuccess()) {
+            return reply.getMessage().getContent();
+        }
+        throw failure(group, reply.getException());
+    }
+
+    private boolean hostsQuietly(RaftGroupId group) {
+        try {
+            return hosts(group);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void closeQuietly(RaftClient c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // a client that cannot close holds nothing we need
+        }
     }
 
     private BasaltException failure(RaftGroupId group, RaftException e) {
@@ -248,6 +340,8 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        clients.values().forEach(ClusterNode::closeQuietly);
+        clients.clear();
         server.close();
     }
 }

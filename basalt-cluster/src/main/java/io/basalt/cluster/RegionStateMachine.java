@@ -80,9 +80,14 @@ public final class RegionStateMachine extends BaseStateMachine {
         getLifeCycle().startAndTransition(this::load, IOException.class);
     }
 
+    /** Before Ratis installs a snapshot: {@link #reinitialize} follows once it is in place. */
     @Override
     public void pause() {
-        LifeCycle life = getLifeCycle();
+        paused(getLifeCycle());
+    }
+
+    /** Moves a running state machine's life cycle to PAUSED, as Ratis expects before an install. */
+    static void paused(LifeCycle life) {
         if (life.getCurrentState() == LifeCycle.State.RUNNING) {
             life.transition(LifeCycle.State.PAUSING);
             life.transition(LifeCycle.State.PAUSED);

@@ -1,0 +1,343 @@
+package io.basalt.cluster;
+
+import io.basalt.client.RegionInfo;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TableExistsException;
+import io.basalt.client.TableNotFoundException;
+import io.basalt.client.net.Messages;
+import io.basalt.server.BasaltServer;
+import io.basalt.server.EngineHandler;
+import io.basalt.server.ServerConfig;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.GroupListReply;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Basalt cluster node: its Raft server ({@link ClusterNode}) hosting the region replicas placed
+ * on it and, on the first nodes, the metadata group; its network server answering clients through
+ * a {@link ClusterConnection}; and a keeper thread that registers the cluster's nodes on first
+ * start and, on the metadata leader, brings new regions online (their groups created on their
+ * replicas, their table created in their log).
+ */
+public final class BasaltNode implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BasaltNode.class);
+    /** How long createTable waits for its regions to come online. */
+    static final long ONLINE_TIMEOUT_MS = 60_000;
+
+    /**
+     * How a node runs.
+     *
+     * @param nodeId this node's id, one of {@code nodes}
+     * @param nodes every node of the cluster, the same list on each
+     * @param dataDir this node's directory (Raft logs, snapshots, replica stores)
+     * @param replication how many replicas a new table's regions get (at most the nodes)
+     * @param server the network server's settings (its host and port are this node's client address)
+     */
+    public record Config(int nodeId, List<MetaState.Node> nodes, Path dataDir, int replication, RaftTuning tuning,
+                         StoreOptions store, ServerConfig server) {
+        public Config {
+            nodes = List.copyOf(nodes);
+            if (nodes.stream().noneMatch(n -> n.id() == nodeId)) {
+                throw new IllegalArgumentException("node " + nodeId + " is not among the peers " + nodes);
+            }
+            if (replication < 1 || replication > nodes.size()) {
+                throw new IllegalArgumentException("replication " + replication + " needs as many nodes; "
+                        + nodes.size() + " are listed");
+            }
+        }
+
+        MetaState.Node self() {
+            return nodes.stream().filter(n -> n.id() == nodeId).findFirst().orElseThrow();
+        }
+    }
+
+    private final Config config;
+    private final ClusterNode cluster;
+    private final RaftGroup metaGroup;
+    private final Router router = new Router();
+    private final ClusterConnection connection;
+    private final BasaltServer server;
+    private final Thread keeper;
+    private volatile boolean closed;
+
+    private BasaltNode(Config config) throws IOException, InterruptedException {
+        this.config = config;
+        MetaState.Node self = config.self();
+        this.cluster = ClusterNode.start(peer(self), config.dataDir().resolve("raft"), config.tuning(), config.store());
+        try {
+            List<MetaState.Node> sorted = config.nodes().stream()
+                    .sorted(java.util.Comparator.comparingInt(MetaState.Node::id)).toList();
+            int metaSize = sorted.size() >= 5 ? 5 : Math.min(3, sorted.size());
+            List<RaftPeer> metaPeers = sorted.subList(0, metaSize).stream().map(BasaltNode::peer).toList();
+            this.metaGroup = RaftGroup.valueOf(MetaStateMachine.GROUP_ID, metaPeers);
+            if (metaPeers.stream().anyMatch(p -> p.getId().equals(cluster.id()))) {
+                cluster.join(metaGroup);
+            }
+            cluster.forwardWith(this::members);
+            this.connection = new ClusterConnection(this);
+            ServerConfig serverConfig = config.server().toBuilder().host(self.host()).port(self.clientPort()).build();
+            this.server = BasaltServer.start(serverConfig, c -> EngineHandler.over(connection, c));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        this.keeper = Thread.ofPlatform().name("basalt-keeper-n" + config.nodeId()).daemon().start(this::keep);
+    }
+
+    /** Starts a node; it answers clients at once (requests wait for the metadata group as needed). */
+    public static BasaltNode start(Config config) throws IOException, InterruptedException {
+        return new BasaltNode(config);
+    }
+
+    static RaftPeer peer(MetaState.Node n) {
+        return RaftPeer.newBuilder().setId(n.peerId()).setAddress(n.raftAddress()).build();
+    }
+
+    public int id() {
+        return config.nodeId();
+    }
+
+    public ClusterNode cluster() {
+        return cluster;
+    }
+
+    public BasaltServer server() {
+        return server;
+    }
+
+    Router router() {
+        return router;
+    }
+
+    /** The members of a group: the metadata group's from the configuration, a region's from the metadata. */
+    private RaftGroup members(RaftGroupId group) {
+        if (group.equals(MetaStateMachine.GROUP_ID)) {
+            return metaGroup;
+        }
+        MetaState.Region r = router.byGroup.get(group);
+        if (r == null) {
+            return null;
+        }
+        return RaftGroup.valueOf(group, replicas(r));
+    }
+
+    private List<RaftPeer> replicas(MetaState.Region r) {
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int id : r.replicas()) {
+            config.nodes().stream().filter(n -> n.id() == id).findFirst().map(BasaltNode::peer).ifPresent(peers::add);
+        }
+        return peers;
+    }
+
+    // ------------------------------------------------------------------ metadata
+
+    private CompletableFuture<ByteBuf> meta(Message m, ClusterNode.Kind kind, String what) {
+        return cluster.send(MetaStateMachine.GROUP_ID, m, kind)
+                .thenApply(bytes -> MetaStateMachine.okBody(Message.valueOf(bytes), what));
+    }
+
+    CompletableFuture<List<TableDescriptor>> listTables() {
+        return meta(MetaStateMachine.query(MetaStateMachine.TABLES, null), ClusterNode.Kind.READ, "list tables")
+                .thenApply(Messages::readTables);
+    }
+
+    CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
+        return meta(MetaStateMachine.createTable(table, splitKeys, config.replication()), ClusterNode.Kind.WRITE,
+                "create table " + table.name())
+                .thenCompose(_ -> CompletableFuture.runAsync(() -> awaitOnline(table.name())));
+    }
+
+    private void awaitOnline(String table) {
+        long deadline = System.currentTimeMillis() + ONLINE_TIMEOUT_MS;
+        while (true) {
+            List<MetaState.Region> regions = router.refresh(table).join();
+            if (regions.stream().allMatch(MetaState.Region::online)) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new io.basalt.client.BasaltException("table " + table + " was created but not all of its "
+                        + regions.size() + " regions came online within " + ONLINE_TIMEOUT_MS + " ms; they will as their"
+                        + " nodes come up");
+            }
+            sleep(100);
+        }
+    }
+
+    CompletableFuture<Void> dropTable(String table) {
+        return meta(MetaStateMachine.dropTable(table), ClusterNode.Kind.WRITE, "drop table " + table)
+                .thenAccept(body -> {
+                    router.forget(table);
+                    for (MetaState.Region r : MetaStateMachine.readRegions(body)) {
+                        removeGroup(r);
+                    }
+                });
+    }
+
+    static MetaState.Region regionOf(List<MetaState.Region> regions, byte[] row) {
+        for (MetaState.Region r : regions) {
+            if (r.contains(row)) {
+                return r;
+            }
+        }
+        throw new IllegalStateException("no region holds row " + io.basalt.bytes.Bytes.toStringBinary(row));
+    }
+
+    static RegionInfo info(MetaState.Region r) {
+        return new RegionInfo(r.table(), r.id(), r.start(), r.end(), -1, 0, 0);
+    }
+
+    /** The region map, as this node last read it from the metadata group. */
+    final class Router {
+        private final Map<String, List<MetaState.Region>> tables = new ConcurrentHashMap<>();
+        final Map<RaftGroupId, MetaState.Region> byGroup = new ConcurrentHashMap<>();
+
+        CompletableFuture<List<MetaState.Region>> regions(String table) {
+            List<MetaState.Region> known = tables.get(table);
+            return known != null ? CompletableFuture.completedFuture(known) : refresh(table);
+        }
+
+        CompletableFuture<MetaState.Region> region(String table, byte[] row) {
+            return regions(table).thenApply(list -> regionOf(list, row));
+        }
+
+        CompletableFuture<List<MetaState.Region>> refresh(String table) {
+            return meta(MetaStateMachine.query(MetaStateMachine.REGIONS, table), ClusterNode.Kind.READ,
+                    "regions of " + table)
+                    .thenApply(body -> {
+                        List<MetaState.Region> list = MetaStateMachine.readRegions(body);
+                        list.forEach(r -> byGroup.put(r.groupId(), r));
+                        tables.put(table, List.copyOf(list));
+                        return list;
+                    });
+        }
+
+        void forget(String table) {
+            List<MetaState.Region> gone = tables.remove(table);
+            if (gone != null) {
+                gone.forEach(r -> byGroup.remove(r.groupId()));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the keeper
+
+    private void keep() {
+        boolean registered = false;
+        while (!closed) {
+            try {
+                if (!registered) {
+                    meta(MetaStateMachine.setNodes(config.nodes()), ClusterNode.Kind.WRITE, "register nodes")
+                            .get(30, TimeUnit.SECONDS);
+                    registered = true;
+                    LOG.info("Node {}: the cluster's {} nodes are registered", config.nodeId(), config.nodes().size());
+                }
+                if (cluster.isLeader(MetaStateMachine.GROUP_ID)) {
+                    bringRegionsOnline();
+                }
+            } catch (Exception e) {
+                if (!closed) {
+                    LOG.debug("Node {}: keeper round failed; trying again", config.nodeId(), e);
+                }
+            }
+            sleep(500);
+        }
+    }
+
+    private void bringRegionsOnline() throws Exception {
+        ByteBuf body = meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null), ClusterNode.Kind.READ,
+                "all regions").get(30, TimeUnit.SECONDS);
+        List<TableDescriptor> tables = listTables().get(30, TimeUnit.SECONDS);
+        for (MetaState.Region r : MetaStateMachine.readRegions(body)) {
+            if (r.online()) {
+                continue;
+            }
+            router.byGroup.put(r.groupId(), r);
+            RaftGroup group = RaftGroup.valueOf(r.groupId(), replicas(r));
+            for (RaftPeer p : group.getPeers()) {
+                addGroup(p.getId(), group);
+            }
+            TableDescriptor table = tables.stream().filter(t -> t.name().equals(r.table())).findFirst()
+                    .orElseThrow(() -> new TableNotFoundException(r.table()));
+            try {
+                cluster.createTable(r.groupId(), table).get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof TableExistsException)) { // created on an earlier round
+                    throw e;
+                }
+            }
+            meta(MetaStateMachine.regionOnline(r.table(), r.id()), ClusterNode.Kind.WRITE, "region online")
+                    .get(30, TimeUnit.SECONDS);
+            LOG.info("Region {} of {} is online on nodes {}", r.id(), r.table(), r.replicas());
+        }
+    }
+
+    private RaftClient adminClient(RaftGroup group) {
+        RaftProperties p = new RaftProperties();
+        return RaftClient.newBuilder().setRaftGroup(group).setProperties(p).build();
+    }
+
+    /** Creates the group on peer {@code peer} unless it is there already. */
+    private void addGroup(RaftPeerId peer, RaftGroup group) throws IOException {
+        try (RaftClient c = adminClient(group)) {
+            GroupListReply list = c.getGroupManagementApi(peer).list();
+            if (list.getGroupIds().contains(group.getGroupId())) {
+                return;
+            }
+            var reply = c.getGroupManagementApi(peer).add(group);
+            if (!reply.isSuccess()) {
+                throw new IOException("adding group " + group.getGroupId() + " on " + peer + ": " + reply.getException());
+            }
+        }
+    }
+
+    private void removeGroup(MetaState.Region r) {
+        RaftGroup group = RaftGroup.valueOf(r.groupId(), replicas(r));
+        for (RaftPeer p : group.getPeers()) {
+            try (RaftClient c = adminClient(group)) {
+                c.getGroupManagementApi(p.getId()).remove(r.groupId(), true, false);
+            } catch (IOException e) {
+                LOG.warn("Dropping region {} of {}: its group stays on {} ({})", r.id(), r.table(), p.getId(),
+                        e.getMessage());
+            }
+        }
+        cluster.membersChanged(r.groupId());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        keeper.interrupt();
+        try {
+            server.close();
+        } finally {
+            cluster.close();
+        }
+    }
+}

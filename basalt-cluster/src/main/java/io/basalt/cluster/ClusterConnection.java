@@ -1,0 +1,324 @@
+package io.basalt.cluster;
+
+import io.basalt.client.Admin;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.BufferedMutator;
+import io.basalt.client.CheckAndMutate;
+import io.basalt.client.Connection;
+import io.basalt.client.ConnectionTimer;
+import io.basalt.client.Delete;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.RegionInfo;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The cluster as one store, from one node: a {@link Connection} whose tables route each row to
+ * its region's Raft group (proposed here when this node leads it, forwarded otherwise) and whose
+ * admin calls go to the metadata group. The node's network server serves clients through it, so
+ * every node answers every request.
+ *
+ * <p>Writes are sent as {@link WriteCall}s with this connection's client id and increasing call
+ * ids: a call Ratis resends after a lost reply, even to a new leader, applies once.
+ */
+final class ClusterConnection implements Connection {
+
+    /** Rows one scan query fetches from a region. */
+    static final int SCAN_PAGE_ROWS = 1000;
+
+    private final BasaltNode node;
+    private final ConnectionTimer timer;
+    private final long clientId = ThreadLocalRandom.current().nextLong() | 1;
+    private final AtomicLong calls = new AtomicLong();
+    private final ConcurrentSkipListSet<Long> outstanding = new ConcurrentSkipListSet<>();
+
+    ClusterConnection(BasaltNode node) {
+        this.node = node;
+        this.timer = new ConnectionTimer("cluster node " + node.id());
+    }
+
+    @Override
+    public Admin admin() {
+        return new ClusterAdmin();
+    }
+
+    @Override
+    public AsyncTable table(String name) {
+        return new ClusterTable(name);
+    }
+
+    @Override
+    public BufferedMutator.Builder bufferedMutator(String name) {
+        return timer.mutator(table(name));
+    }
+
+    @Override
+    public String target() {
+        return "cluster node " + node.id();
+    }
+
+    @Override
+    public void close() {
+        timer.close();
+    }
+
+    /** Writes {@code operations} (all of one region) as one call; completes with their outcomes. */
+    private CompletableFuture<List<Object>> call(MetaState.Region region, List<?> operations) {
+        long id = calls.incrementAndGet();
+        outstanding.add(id);
+        Long oldest = outstanding.isEmpty() ? null : outstanding.first();
+        long completedBelow = oldest == null ? id : Math.min(oldest, id);
+        WriteCall call = new WriteCall(clientId, id, completedBelow, operations);
+        return node.cluster().write(region.groupId(), region.table(), call)
+                .whenComplete((_, _) -> outstanding.remove(id));
+    }
+
+    private static <T> T single(List<Object> outcomes, Class<T> type) {
+        Object o = outcomes.getFirst();
+        if (o instanceof RuntimeException e) {
+            throw e;
+        }
+        return type.cast(o);
+    }
+
+    private final class ClusterTable implements AsyncTable {
+        private final String name;
+
+        ClusterTable(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        private CompletableFuture<List<Object>> one(byte[] row, Object operation) {
+            return node.router().region(name, row).thenCompose(region -> call(region, List.of(operation)));
+        }
+
+        @Override
+        public CompletableFuture<Void> put(Put put) {
+            return one(put.row(), put).thenApply(o -> single(o, Void.class));
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(Delete delete) {
+            return one(delete.row(), delete).thenApply(o -> single(o, Void.class));
+        }
+
+        @Override
+        public CompletableFuture<Result> increment(Increment increment) {
+            return one(increment.row(), increment).thenApply(o -> single(o, Result.class));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
+            return one(check.row(), check).thenApply(o -> single(o, Boolean.class));
+        }
+
+        @Override
+        public List<CompletableFuture<Object>> batch(List<? extends Mutation> mutations) {
+            List<CompletableFuture<Object>> out = new ArrayList<>(mutations.size());
+            for (int i = 0; i < mutations.size(); i++) {
+                out.add(new CompletableFuture<>());
+            }
+            // One call per region: each region applies its part once, in one entry.
+            CompletableFuture<List<MetaState.Region>> located = node.router().regions(name);
+            located.whenComplete((regions, failure) -> {
+                if (failure != null) {
+                    out.forEach(f -> f.completeExceptionally(failure));
+                    return;
+                }
+                Map<MetaState.Region, List<Integer>> byRegion = new LinkedHashMap<>();
+                for (int i = 0; i < mutations.size(); i++) {
+                    MetaState.Region r = BasaltNode.regionOf(regions, mutations.get(i).row());
+                    byRegion.computeIfAbsent(r, _ -> new ArrayList<>()).add(i);
+                }
+                byRegion.forEach((region, indexes) -> {
+                    List<Mutation> part = new ArrayList<>(indexes.size());
+                    indexes.forEach(i -> part.add(mutations.get(i)));
+                    call(region, part).whenComplete((outcomes, f) -> {
+                        for (int j = 0; j < indexes.size(); j++) {
+                            CompletableFuture<Object> target = out.get(indexes.get(j));
+                            if (f != null) {
+                                target.completeExceptionally(f);
+                            } else if (outcomes.get(j) instanceof RuntimeException e) {
+                                target.completeExceptionally(e);
+                            } else {
+                                target.complete(outcomes.get(j));
+                            }
+                        }
+                    });
+                });
+            });
+            return out;
+        }
+
+        @Override
+        public CompletableFuture<Result> get(Get get) {
+            return node.router().region(name, get.row()).thenCompose(region -> node.cluster()
+                    .get(region.groupId(), name, get, ClusterNode.ReadMode.LINEARIZABLE));
+        }
+
+        @Override
+        public ResultScanner scanner(Scan scan) {
+            return new ClusterScanner(name, scan, node.router().regions(name).join());
+        }
+
+        @Override
+        public CompletableFuture<List<Result>> scanAll(Scan scan) {
+            return CompletableFuture.supplyAsync(() -> {
+                List<Result> out = new ArrayList<>();
+                try (ResultScanner s = scanner(scan)) {
+                    for (Result r; (r = s.next()) != null; ) {
+                        out.add(r);
+                    }
+                }
+                return out;
+            });
+        }
+    }
+
+    /**
+     * Walks a table's regions in scan order, a page of rows from each at a time, every page a
+     * linearizable read of its region; the next page starts after the last row seen. The regions
+     * are those of the table when the scan opened.
+     */
+    private final class ClusterScanner implements ResultScanner {
+        private final String table;
+        private final Scan scan;
+        private final List<MetaState.Region> regions;
+        private final ArrayDeque<Result> buffered = new ArrayDeque<>();
+        private int region;
+        private byte[] after;
+        private long returned;
+        private boolean closed;
+
+        ClusterScanner(String table, Scan scan, List<MetaState.Region> regions) {
+            this.table = table;
+            this.scan = scan.copy();
+            List<MetaState.Region> ordered = new ArrayList<>(regions);
+            if (scan.reversed()) {
+                java.util.Collections.reverse(ordered);
+            }
+            this.regions = ordered;
+        }
+
+        @Override
+        public Result next() {
+            while (!closed && buffered.isEmpty() && region < regions.size()) {
+                if (scan.limit() > 0 && returned >= scan.limit()) {
+                    break;
+                }
+                Scan page = after == null ? scan.copy() : scan.copy().withStartRow(after, false);
+                page.setLimit(0);
+                int rows = (int) Math.min(SCAN_PAGE_ROWS, scan.limit() > 0 ? scan.limit() - returned : SCAN_PAGE_ROWS);
+                RegionCodec.Rows got;
+                try {
+                    got = node.cluster().scan(regions.get(region).groupId(), table, page, rows,
+                            ClusterNode.ReadMode.LINEARIZABLE).join();
+                } catch (CompletionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                }
+                buffered.addAll(got.results());
+                if (!got.results().isEmpty()) {
+                    after = got.results().getLast().row();
+                }
+                if (!got.more()) {
+                    region++;
+                }
+            }
+            Result r = buffered.poll();
+            if (r != null) {
+                returned++;
+            }
+            return r;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            buffered.clear();
+        }
+    }
+
+    private final class ClusterAdmin implements Admin {
+        @Override
+        public CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
+            return node.createTable(table, splitKeys);
+        }
+
+        @Override
+        public CompletableFuture<List<TableDescriptor>> listTables() {
+            return node.listTables();
+        }
+
+        @Override
+        public CompletableFuture<TableDescriptor> describeTable(String name) {
+            return node.listTables().thenApply(tables -> tables.stream().filter(t -> t.name().equals(name))
+                    .findFirst().orElseThrow(() -> new io.basalt.client.TableNotFoundException(name)));
+        }
+
+        @Override
+        public CompletableFuture<Void> dropTable(String name) {
+            return node.dropTable(name);
+        }
+
+        @Override
+        public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
+            return notYet("truncate");
+        }
+
+        @Override
+        public CompletableFuture<Void> flush(String name) {
+            return notYet("flush");
+        }
+
+        @Override
+        public CompletableFuture<Void> compact(String name) {
+            return notYet("compact");
+        }
+
+        @Override
+        public CompletableFuture<List<RegionInfo>> listRegions(String table) {
+            return node.router().regions(table).thenApply(regions -> regions.stream().map(BasaltNode::info).toList());
+        }
+
+        @Override
+        public CompletableFuture<RegionInfo> locateRegion(String table, byte[] row) {
+            return node.router().region(table, row).thenApply(BasaltNode::info);
+        }
+
+        @Override
+        public CompletableFuture<Void> split(String table, byte[] row) {
+            return notYet("split");
+        }
+
+        @Override
+        public CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion) {
+            return notYet("merge_region");
+        }
+
+        private static CompletableFuture<Void> notYet(String what) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(what
+                    + " is not available in cluster mode yet (issue 19: splits, merges and region admin in a cluster"
+                    + " come after replication)"));
+        }
+    }
+}

@@ -1,0 +1,252 @@
+package io.basalt.cluster;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.TableExistsException;
+import io.basalt.client.TableNotFoundException;
+import io.basalt.client.net.Messages;
+import io.basalt.protocol.MalformedFrameException;
+import io.basalt.protocol.Wire;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.ratis.protocol.RaftGroupId;
+
+/**
+ * What the metadata group holds: the cluster's nodes, its tables, and each table's regions with
+ * the Raft group and the nodes that replicate each. Changed only by {@link MetaCommand}s applied in
+ * log order, and deterministic: every member of the metadata group computes the same placements.
+ * Not thread-safe: the state machine guards it.
+ */
+final class MetaState {
+
+    /** A node of the cluster: its id, and where its clients and its Raft peers reach it. */
+    record Node(int id, String host, int clientPort, int raftPort) {
+        String raftAddress() {
+            return host + ":" + raftPort;
+        }
+
+        String clientAddress() {
+            return host + ":" + clientPort;
+        }
+
+        String peerId() {
+            return "n" + id;
+        }
+    }
+
+    /** One region: rows {@code [start, end)} of a table ({@code end} empty: to the table's end). */
+    record Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas,
+                  boolean online) {
+        RaftGroupId groupId() {
+            return RaftGroupId.valueOf(group);
+        }
+
+        boolean contains(byte[] row) {
+            return Bytes.compare(row, start) >= 0 && (end.length == 0 || Bytes.compare(row, end) < 0);
+        }
+
+        Region markedOnline() {
+            return new Region(table, id, start, end, group, replicas, true);
+        }
+    }
+
+    private final TreeMap<Integer, Node> nodes = new TreeMap<>();
+    private final TreeMap<String, TableDescriptor> tables = new TreeMap<>();
+    private final TreeMap<String, List<Region>> regions = new TreeMap<>();
+    private long nextRegionId = 1;
+
+    List<Node> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    List<TableDescriptor> tables() {
+        return List.copyOf(tables.values());
+    }
+
+    TableDescriptor table(String name) {
+        TableDescriptor t = tables.get(name);
+        if (t == null) {
+            throw new TableNotFoundException(name);
+        }
+        return t;
+    }
+
+    List<Region> regions(String table) {
+        table(table);
+        return List.copyOf(regions.get(table));
+    }
+
+    List<Region> allRegions() {
+        List<Region> out = new ArrayList<>();
+        regions.values().forEach(out::addAll);
+        return out;
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    /** Records the cluster's nodes: once, when the cluster first starts; again only unchanged. */
+    void setNodes(List<Node> list) {
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("a cluster has at least one node");
+        }
+        TreeMap<Integer, Node> given = new TreeMap<>();
+        for (Node n : list) {
+            if (given.put(n.id(), n) != null) {
+                throw new IllegalArgumentException("node " + n.id() + " is listed twice");
+            }
+        }
+        if (!nodes.isEmpty() && !nodes.equals(given)) {
+            throw new IllegalArgumentException("the cluster's nodes are " + nodes.values() + "; a node started with "
+                    + given.values() + " (adding and moving nodes is not supported yet)");
+        }
+        nodes.putAll(given);
+    }
+
+    /**
+     * Creates a table of {@code splitKeys.size() + 1} regions, each placed on the {@code replication}
+     * nodes holding the fewest replicas (ties to the lower id), its Raft group id derived from the
+     * table, the region id and the log index of this command, so every member derives the same.
+     */
+    List<Region> createTable(TableDescriptor table, List<byte[]> splitKeys, int replication, long index) {
+        if (tables.containsKey(table.name())) {
+            throw new TableExistsException(table.name());
+        }
+        if (replication < 1 || replication > nodes.size()) {
+            throw new IllegalArgumentException("replication " + replication + " needs as many nodes; the cluster has "
+                    + nodes.size());
+        }
+        List<byte[]> keys = new ArrayList<>(splitKeys);
+        keys.sort(Bytes::compare);
+        for (int i = 0; i < keys.size(); i++) {
+            if (keys.get(i).length == 0 || (i > 0 && Bytes.compare(keys.get(i - 1), keys.get(i)) == 0)) {
+                throw new IllegalArgumentException("split keys must be distinct and not empty");
+            }
+        }
+        Map<Integer, Integer> load = new TreeMap<>();
+        nodes.keySet().forEach(id -> load.put(id, 0));
+        for (Region r : allRegions()) {
+            r.replicas().forEach(id -> load.merge(id, 1, Integer::sum));
+        }
+        List<Region> created = new ArrayList<>();
+        for (int i = 0; i <= keys.size(); i++) {
+            byte[] start = i == 0 ? new byte[0] : keys.get(i - 1);
+            byte[] end = i == keys.size() ? new byte[0] : keys.get(i);
+            List<Integer> replicas = load.entrySet().stream()
+                    .sorted(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                    .limit(replication).map(Map.Entry::getKey).sorted().toList();
+            replicas.forEach(id -> load.merge(id, 1, Integer::sum));
+            long id = nextRegionId++;
+            UUID group = UUID.nameUUIDFromBytes((table.name() + "/" + id + "/" + index).getBytes(StandardCharsets.UTF_8));
+            created.add(new Region(table.name(), id, start, end, group, replicas, false));
+        }
+        tables.put(table.name(), table);
+        regions.put(table.name(), created);
+        return created;
+    }
+
+    void regionOnline(String table, long regionId) {
+        List<Region> list = new ArrayList<>(regions(table));
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).id() == regionId) {
+                list.set(i, list.get(i).markedOnline());
+                regions.put(table, list);
+                return;
+            }
+        }
+        throw new IllegalArgumentException("table " + table + " has no region " + regionId);
+    }
+
+    /** Drops a table; returns its regions, whose groups the caller removes from their nodes. */
+    List<Region> dropTable(String table) {
+        List<Region> gone = regions(table);
+        tables.remove(table);
+        regions.remove(table);
+        return gone;
+    }
+
+    // ------------------------------------------------------------------ encoding
+
+    static void writeNode(ByteBuf buf, Node n) {
+        Wire.writeVarint(buf, n.id());
+        Wire.writeString(buf, n.host());
+        Wire.writeVarint(buf, n.clientPort());
+        Wire.writeVarint(buf, n.raftPort());
+    }
+
+    static Node readNode(ByteBuf buf) {
+        return new Node(Wire.readVarint(buf, "node id"), Wire.readString(buf, "node host"),
+                Wire.readVarint(buf, "node client port"), Wire.readVarint(buf, "node raft port"));
+    }
+
+    static void writeRegion(ByteBuf buf, Region r) {
+        Wire.writeString(buf, r.table());
+        Wire.writeVarlong(buf, r.id());
+        Wire.writeBytes(buf, r.start());
+        Wire.writeBytes(buf, r.end());
+        buf.writeLong(r.group().getMostSignificantBits()).writeLong(r.group().getLeastSignificantBits());
+        Wire.writeVarint(buf, r.replicas().size());
+        r.replicas().forEach(id -> Wire.writeVarint(buf, id));
+        Wire.writeBoolean(buf, r.online());
+    }
+
+    static Region readRegion(ByteBuf buf) {
+        String table = Wire.readString(buf, "region table");
+        long id = Wire.readVarlong(buf, "region id");
+        byte[] start = Wire.readBytes(buf, "region start");
+        byte[] end = Wire.readBytes(buf, "region end");
+        UUID group = new UUID(Wire.readLong(buf, "region group"), Wire.readLong(buf, "region group"));
+        int count = Wire.readVarint(buf, "replica count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " replicas cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<Integer> replicas = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            replicas.add(Wire.readVarint(buf, "replica"));
+        }
+        return new Region(table, id, start, end, group, List.copyOf(replicas), Wire.readBoolean(buf, "online"));
+    }
+
+    /** The whole state, for a snapshot. */
+    void writeTo(ByteBuf buf) {
+        buf.writeLong(nextRegionId);
+        Wire.writeVarint(buf, nodes.size());
+        nodes.values().forEach(n -> writeNode(buf, n));
+        Wire.writeVarint(buf, tables.size());
+        for (TableDescriptor t : tables.values()) {
+            Messages.writeTable(buf, t);
+            List<Region> list = regions.get(t.name());
+            Wire.writeVarint(buf, list.size());
+            list.forEach(r -> writeRegion(buf, r));
+        }
+    }
+
+    static MetaState readFrom(ByteBuf buf) {
+        MetaState s = new MetaState();
+        s.nextRegionId = Wire.readLong(buf, "next region id");
+        int nodes = Wire.readVarint(buf, "node count");
+        for (int i = 0; i < nodes; i++) {
+            Node n = readNode(buf);
+            s.nodes.put(n.id(), n);
+        }
+        int tables = Wire.readVarint(buf, "table count");
+        for (int i = 0; i < tables; i++) {
+            TableDescriptor t = Messages.readTable(buf);
+            int count = Wire.readVarint(buf, "region count");
+            List<Region> list = new ArrayList<>();
+            for (int j = 0; j < count; j++) {
+                list.add(readRegion(buf));
+            }
+            list.sort(Comparator.comparing(Region::start, Bytes::compare));
+            s.tables.put(t.name(), t);
+            s.regions.put(t.name(), List.copyOf(list));
+        }
+        Wire.end(buf, "metadata snapshot");
+        return s;
+    }
+}

@@ -1,0 +1,106 @@
+package io.basalt.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.Get;
+import io.basalt.client.Increment;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.RegionInfo;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.server.ServerConfig;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three whole nodes in this JVM (Raft servers, metadata group, network servers), used through the
+ * ordinary network client: tables created in the metadata group with their regions placed and
+ * brought online, rows routed to their regions from any node, batches and scans across regions.
+ */
+class ClusterNodesTest {
+
+    @TempDir
+    Path dir;
+
+    static List<MetaState.Node> nodes(int count) throws Exception {
+        List<MetaState.Node> out = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            out.add(new MetaState.Node(i, "127.0.0.1", LocalRegionGroup.freePort(), LocalRegionGroup.freePort()));
+        }
+        return out;
+    }
+
+    static BasaltNode start(Path dir, List<MetaState.Node> nodes, int id) throws Exception {
+        return BasaltNode.start(new BasaltNode.Config(id, nodes, dir.resolve("node" + id), 3, RaftTuning.defaults(),
+                StoreOptions.defaults(), ServerConfig.defaults()));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String value(Result r) {
+        return r.isEmpty() ? null : new String(r.value(b("f"), b("q")), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aTableSpansRegionsAndEveryNodeServesEveryRow() throws Exception {
+        List<MetaState.Node> nodes = nodes(3);
+        List<BasaltNode> running = new ArrayList<>();
+        try {
+            for (MetaState.Node n : nodes) {
+                running.add(start(dir, nodes, n.id()));
+            }
+            try (Connection c = Basalt.connect("basalt://" + nodes.get(1).clientAddress())) {
+                c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("g"), b("n"))).get(90, TimeUnit.SECONDS);
+                List<RegionInfo> regions = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
+                assertThat(regions).hasSize(3);
+                assertThat(c.admin().listTables().get(30, TimeUnit.SECONDS)).extracting(TableDescriptor::name)
+                        .containsExactly("t");
+
+                AsyncTable t = c.table("t");
+                List<Mutation> batch = new ArrayList<>();
+                for (char ch = 'a'; ch <= 'z'; ch++) {
+                    batch.add(Put.of(String.valueOf(ch)).addColumn("f", "q", "v" + ch));
+                }
+                for (CompletableFuture<Object> f : t.batch(batch)) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+                Result inc = t.increment(Increment.of("m").addColumn(b("f"), b("n"), 3)).get(30, TimeUnit.SECONDS);
+                assertThat(Increment.decode(MemorySegment.ofArray(inc.value(b("f"), b("n"))))).isEqualTo(3);
+
+                for (MetaState.Node n : nodes) {
+                    try (Connection other = Basalt.connect("basalt://" + n.clientAddress())) {
+                        assertThat(value(other.table("t").get(Get.of("q")).get(30, TimeUnit.SECONDS)))
+                                .as("node %s", n.id()).isEqualTo("vq");
+                    }
+                }
+                List<Result> all = t.scanAll(new Scan()).get(30, TimeUnit.SECONDS);
+                assertThat(all).hasSize(26);
+                assertThat(all.getFirst().row()).isEqualTo(b("a"));
+                assertThat(all.getLast().row()).isEqualTo(b("z"));
+                List<Result> reversed = t.scanAll(new Scan().setReversed(true).withStartRow(b("p")).setLimit(5))
+                        .get(30, TimeUnit.SECONDS);
+                assertThat(reversed).extracting(r -> new String(r.row(), StandardCharsets.UTF_8))
+                        .containsExactly("p", "o", "n", "m", "l");
+            }
+        } finally {
+            for (BasaltNode n : running) {
+                n.close();
+            }
+        }
+    }
+}
