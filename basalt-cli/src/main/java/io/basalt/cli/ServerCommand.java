@@ -1,12 +1,17 @@
 package io.basalt.cli;
 
+import io.basalt.cluster.BasaltNode;
+import io.basalt.cluster.ClusterPeer;
+import io.basalt.cluster.RaftTuning;
 import io.basalt.server.BasaltServer;
 import io.basalt.server.ServerConfig;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -28,6 +33,21 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--data", paramLabel = "DIR", description = "The store's directory (default basalt-data).")
     private Path data;
+
+    @Option(names = "--cluster", description = "Run as a node of a cluster (with --node-id and --peers).")
+    private boolean cluster;
+
+    @Option(names = "--node-id", paramLabel = "N", description = "Cluster mode: this node's id, one of --peers.")
+    private Integer nodeId;
+
+    @Option(names = "--peers", paramLabel = "1=HOST:PORT:RAFTPORT,...",
+            description = "Cluster mode: every node of the cluster (the same list on each), with its client and Raft"
+                + " ports. This node listens on its own entry's host and ports.")
+    private String peers;
+
+    @Option(names = "--replication", paramLabel = "R",
+            description = "Cluster mode: replicas of each new region (default 3, at most the nodes; 1 allowed).")
+    private Integer replication;
 
     @Option(names = "--config", paramLabel = "FILE",
             description = "A properties file of server options (see docs/protocol.md); flags override it.")
@@ -51,6 +71,9 @@ final class ServerCommand implements Callable<Integer> {
             b.dataDir(data);
         }
         c = b.build();
+        if (cluster || nodeId != null || peers != null) {
+            return runNode(out, c);
+        }
         BasaltServer server = BasaltServer.start(c);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("basalt-server-stop").unstarted(() -> {
@@ -62,6 +85,45 @@ final class ServerCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         out.println("Basalt server ready on " + server.address().getHostString() + ":" + server.address().getPort()
                 + " (data " + c.dataDir().toAbsolutePath().normalize() + ")");
+        stopped.await();
+        return 0;
+    }
+
+    /** Cluster mode: one node of a cluster, until SIGTERM. */
+    private int runNode(PrintStream out, ServerConfig c) throws Exception {
+        if (!cluster || nodeId == null || peers == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "cluster mode takes --cluster, --node-id and --peers together");
+        }
+        if (port != null || host != null) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "in cluster mode the node listens on its own --peers entry; drop --host and --port");
+        }
+        List<ClusterPeer> nodes;
+        try {
+            nodes = ClusterPeer.parseList(peers);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--peers: " + e.getMessage());
+        }
+        int r = replication != null ? replication : Math.min(3, nodes.size());
+        Path dir = data != null ? data : c.dataDir();
+        BasaltNode node = BasaltNode.start(new BasaltNode.Config(nodeId, nodes, dir, r, RaftTuning.defaults(),
+                c.store(), c));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("basalt-node-stop").unstarted(() -> {
+            out.println("Basalt cluster node " + nodeId + " stopping");
+            try {
+                node.close();
+            } catch (Exception e) {
+                out.println("Basalt cluster node " + nodeId + " stopped with an error: " + e.getMessage());
+            }
+            out.println("Basalt cluster node " + nodeId + " stopped");
+            stopped.countDown();
+        }));
+        ClusterPeer self = nodes.stream().filter(n -> n.id() == nodeId).findFirst().orElseThrow();
+        out.println("Basalt cluster node " + nodeId + " ready on " + self.clientAddress() + " (raft "
+                + self.raftAddress() + ", data " + dir.toAbsolutePath().normalize() + ", pid "
+                + ProcessHandle.current().pid() + ")");
         stopped.await();
         return 0;
     }

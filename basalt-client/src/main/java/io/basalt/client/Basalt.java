@@ -2,12 +2,15 @@ package io.basalt.client;
 
 import io.basalt.client.net.ClientOptions;
 import io.basalt.client.net.RemoteConnection;
+import io.basalt.client.net.RpcClient;
 import io.basalt.client.spi.EmbeddedStoreProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.ServiceLoader;
 
 /**
@@ -28,26 +31,39 @@ public final class Basalt {
         return connect(uri, ClientOptions.defaults(), StoreOptions.defaults());
     }
 
+    /** One {@code host[:port]} of a {@code basalt://} URI. */
+    private static RpcClient.Address address(String uri, String node) {
+        URI parsed;
+        try {
+            parsed = new URI("basalt://" + node);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("'" + uri + "' is not a valid URI: " + e.getMessage(), e);
+        }
+        if (node.isEmpty() || parsed.getHost() == null || (parsed.getPath() != null && !parsed.getPath().isEmpty())
+                || parsed.getQuery() != null || parsed.getUserInfo() != null) {
+            throw new IllegalArgumentException("'" + uri + "' is not a server address: expected basalt://host:port or,"
+                    + " for a cluster, basalt://host1:port1,host2:port2,...");
+        }
+        return new RpcClient.Address(parsed.getHost(), parsed.getPort() < 0 ? DEFAULT_PORT : parsed.getPort());
+    }
+
     /**
-     * Connects to a server ({@code basalt://host[:port]}) with {@code client} options, or opens an
+     * Connects to a server ({@code basalt://host[:port]}) or a cluster ({@code
+     * basalt://host1:port1,host2:port2,...}: any node serves, the next when one fails, and writes
+     * are applied once however often a failover makes the client send them) with {@code client}
+     * options, or opens an
      * embedded store ({@code file:///path}, or a path) with {@code store} options.
      *
      * @throws IllegalArgumentException when the URI is neither form
      */
     public static Connection connect(String uri, ClientOptions client, StoreOptions store) {
         if (uri.startsWith("basalt://")) {
-            URI parsed;
-            try {
-                parsed = new URI(uri);
-            } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("'" + uri + "' is not a valid URI: " + e.getMessage(), e);
+            String nodes = uri.substring("basalt://".length());
+            List<RpcClient.Address> addresses = new ArrayList<>();
+            for (String node : nodes.split(",", -1)) {
+                addresses.add(address(uri, node.trim()));
             }
-            if (parsed.getHost() == null || (parsed.getPath() != null && !parsed.getPath().isEmpty())
-                    || parsed.getQuery() != null || parsed.getUserInfo() != null) {
-                throw new IllegalArgumentException("'" + uri + "' is not a server address: expected basalt://host:port");
-            }
-            return new RemoteConnection(parsed.getHost(), parsed.getPort() < 0 ? DEFAULT_PORT : parsed.getPort(),
-                    client);
+            return new RemoteConnection(addresses, client);
         }
         if (uri.startsWith("file:")) {
             try {

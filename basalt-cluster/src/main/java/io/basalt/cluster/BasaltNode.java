@@ -51,7 +51,7 @@ public final class BasaltNode implements AutoCloseable {
      * @param replication how many replicas a new table's regions get (at most the nodes)
      * @param server the network server's settings (its host and port are this node's client address)
      */
-    public record Config(int nodeId, List<MetaState.Node> nodes, Path dataDir, int replication, RaftTuning tuning,
+    public record Config(int nodeId, List<ClusterPeer> nodes, Path dataDir, int replication, RaftTuning tuning,
                          StoreOptions store, ServerConfig server) {
         public Config {
             nodes = List.copyOf(nodes);
@@ -64,7 +64,7 @@ public final class BasaltNode implements AutoCloseable {
             }
         }
 
-        MetaState.Node self() {
+        ClusterPeer self() {
             return nodes.stream().filter(n -> n.id() == nodeId).findFirst().orElseThrow();
         }
     }
@@ -80,11 +80,11 @@ public final class BasaltNode implements AutoCloseable {
 
     private BasaltNode(Config config) throws IOException, InterruptedException {
         this.config = config;
-        MetaState.Node self = config.self();
+        ClusterPeer self = config.self();
         this.cluster = ClusterNode.start(peer(self), config.dataDir().resolve("raft"), config.tuning(), config.store());
         try {
-            List<MetaState.Node> sorted = config.nodes().stream()
-                    .sorted(java.util.Comparator.comparingInt(MetaState.Node::id)).toList();
+            List<ClusterPeer> sorted = config.nodes().stream()
+                    .sorted(java.util.Comparator.comparingInt(ClusterPeer::id)).toList();
             int metaSize = sorted.size() >= 5 ? 5 : Math.min(3, sorted.size());
             List<RaftPeer> metaPeers = sorted.subList(0, metaSize).stream().map(BasaltNode::peer).toList();
             this.metaGroup = RaftGroup.valueOf(MetaStateMachine.GROUP_ID, metaPeers);
@@ -107,7 +107,7 @@ public final class BasaltNode implements AutoCloseable {
         return new BasaltNode(config);
     }
 
-    static RaftPeer peer(MetaState.Node n) {
+    static RaftPeer peer(ClusterPeer n) {
         return RaftPeer.newBuilder().setId(n.peerId()).setAddress(n.raftAddress()).build();
     }
 

@@ -16,6 +16,8 @@ import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.spi.IdentifiedCalls;
+import io.basalt.protocol.CallId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Writes are sent as {@link WriteCall}s with this connection's client id and increasing call
  * ids: a call Ratis resends after a lost reply, even to a new leader, applies once.
  */
-final class ClusterConnection implements Connection {
+final class ClusterConnection implements Connection, IdentifiedCalls {
 
     /** Rows one scan query fetches from a region. */
     static final int SCAN_PAGE_ROWS = 1000;
@@ -59,7 +61,17 @@ final class ClusterConnection implements Connection {
 
     @Override
     public AsyncTable table(String name) {
-        return new ClusterTable(name);
+        return new ClusterTable(name, null);
+    }
+
+    /**
+     * {@code name} for one call of a network client: its writes go to the regions under the
+     * client's own id and call id, so the client's resend (through any node) applies once. A batch
+     * over several regions is one call per region, the k-th numbered {@code callId * 4096 + k}.
+     */
+    @Override
+    public AsyncTable table(String name, CallId call) {
+        return new ClusterTable(name, call);
     }
 
     @Override
@@ -77,8 +89,24 @@ final class ClusterConnection implements Connection {
         timer.close();
     }
 
-    /** Writes {@code operations} (all of one region) as one call; completes with their outcomes. */
-    private CompletableFuture<List<Object>> call(MetaState.Region region, List<?> operations) {
+    /** Parts of one client call (its batch's regions) that get call ids of their own. */
+    static final int PARTS_PER_CALL = 4096;
+
+    /**
+     * Writes {@code operations} (all of one region) as one call; completes with their outcomes.
+     * With {@code identity} (a network client's call), part {@code part} of that call; else a call
+     * of this connection's own.
+     */
+    private CompletableFuture<List<Object>> call(MetaState.Region region, List<?> operations, CallId identity,
+                                                 int part) {
+        if (identity != null) {
+            if (part >= PARTS_PER_CALL || identity.callId() > Long.MAX_VALUE / PARTS_PER_CALL) {
+                return CompletableFuture.failedFuture(new IllegalArgumentException("call " + identity.callId()
+                        + " spans more than " + PARTS_PER_CALL + " regions or is numbered too high"));
+            }
+            return node.cluster().write(region.groupId(), region.table(), new WriteCall(identity.clientId(),
+                    identity.callId() * PARTS_PER_CALL + part, identity.completedBelow() * PARTS_PER_CALL, operations));
+        }
         long id = calls.incrementAndGet();
         outstanding.add(id);
         Long oldest = outstanding.isEmpty() ? null : outstanding.first();
@@ -98,9 +126,11 @@ final class ClusterConnection implements Connection {
 
     private final class ClusterTable implements AsyncTable {
         private final String name;
+        private final CallId identity;
 
-        ClusterTable(String name) {
+        ClusterTable(String name, CallId identity) {
             this.name = name;
+            this.identity = identity;
         }
 
         @Override
@@ -109,7 +139,7 @@ final class ClusterConnection implements Connection {
         }
 
         private CompletableFuture<List<Object>> one(byte[] row, Object operation) {
-            return node.router().region(name, row).thenCompose(region -> call(region, List.of(operation)));
+            return node.router().region(name, row).thenCompose(region -> call(region, List.of(operation), identity, 0));
         }
 
         @Override
@@ -150,10 +180,11 @@ final class ClusterConnection implements Connection {
                     MetaState.Region r = BasaltNode.regionOf(regions, mutations.get(i).row());
                     byRegion.computeIfAbsent(r, _ -> new ArrayList<>()).add(i);
                 }
+                int[] parts = {0};
                 byRegion.forEach((region, indexes) -> {
                     List<Mutation> part = new ArrayList<>(indexes.size());
                     indexes.forEach(i -> part.add(mutations.get(i)));
-                    call(region, part).whenComplete((outcomes, f) -> {
+                    call(region, part, identity, parts[0]++).whenComplete((outcomes, f) -> {
                         for (int j = 0; j < indexes.size(); j++) {
                             CompletableFuture<Object> target = out.get(indexes.get(j));
                             if (f != null) {

@@ -257,7 +257,8 @@ public final class ClusterNode implements AutoCloseable {
         try {
             sent = server.submitClientRequestAsync(request);
         } catch (IOException e) {
-            return CompletableFuture.failedFuture(new BasaltException(where(group) + ": " + e.getMessage(), e));
+            return CompletableFuture.failedFuture(new io.basalt.client.UnavailableException(where(group) + ": "
+                    + e.getMessage(), e));
         }
         return sent.thenApply(reply -> content(group, reply));
     }
@@ -291,6 +292,8 @@ public final class ClusterNode implements AutoCloseable {
                 Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 throw cause instanceof RaftException r ? failure(group, r)
+                        : cause instanceof IOException ? new io.basalt.client.UnavailableException(where(group) + ": "
+                            + cause.getMessage(), cause)
                         : new BasaltException(where(group) + ": " + cause.getMessage(), cause);
             }
             return content(group, reply);
@@ -331,7 +334,12 @@ public final class ClusterNode implements AutoCloseable {
             return new io.basalt.cluster.NotLeaderException(self.getId() + " was just elected leader of region group "
                     + group + " and is not ready yet", self.getId().toString());
         }
-        return new BasaltException(where(group) + ": " + (e == null ? "failed without a reason" : e.getMessage()), e);
+        if (e instanceof org.apache.ratis.protocol.exceptions.StateMachineException) {
+            return new BasaltException(where(group) + ": " + e.getMessage(), e);
+        }
+        // No leader reached in time, a closed peer, a retry budget spent: nothing known applied.
+        return new io.basalt.client.UnavailableException(where(group) + ": "
+                + (e == null ? "failed without a reason" : e.getMessage()), e);
     }
 
     private String where(RaftGroupId group) {

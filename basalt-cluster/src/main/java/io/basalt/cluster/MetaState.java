@@ -25,21 +25,6 @@ import org.apache.ratis.protocol.RaftGroupId;
  */
 final class MetaState {
 
-    /** A node of the cluster: its id, and where its clients and its Raft peers reach it. */
-    record Node(int id, String host, int clientPort, int raftPort) {
-        String raftAddress() {
-            return host + ":" + raftPort;
-        }
-
-        String clientAddress() {
-            return host + ":" + clientPort;
-        }
-
-        String peerId() {
-            return "n" + id;
-        }
-    }
-
     /** One region: rows {@code [start, end)} of a table ({@code end} empty: to the table's end). */
     record Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas,
                   boolean online) {
@@ -56,12 +41,12 @@ final class MetaState {
         }
     }
 
-    private final TreeMap<Integer, Node> nodes = new TreeMap<>();
+    private final TreeMap<Integer, ClusterPeer> nodes = new TreeMap<>();
     private final TreeMap<String, TableDescriptor> tables = new TreeMap<>();
     private final TreeMap<String, List<Region>> regions = new TreeMap<>();
     private long nextRegionId = 1;
 
-    List<Node> nodes() {
+    List<ClusterPeer> nodes() {
         return List.copyOf(nodes.values());
     }
 
@@ -91,12 +76,12 @@ final class MetaState {
     // ------------------------------------------------------------------ commands
 
     /** Records the cluster's nodes: once, when the cluster first starts; again only unchanged. */
-    void setNodes(List<Node> list) {
+    void setNodes(List<ClusterPeer> list) {
         if (list.isEmpty()) {
             throw new IllegalArgumentException("a cluster has at least one node");
         }
-        TreeMap<Integer, Node> given = new TreeMap<>();
-        for (Node n : list) {
+        TreeMap<Integer, ClusterPeer> given = new TreeMap<>();
+        for (ClusterPeer n : list) {
             if (given.put(n.id(), n) != null) {
                 throw new IllegalArgumentException("node " + n.id() + " is listed twice");
             }
@@ -172,15 +157,15 @@ final class MetaState {
 
     // ------------------------------------------------------------------ encoding
 
-    static void writeNode(ByteBuf buf, Node n) {
+    static void writeNode(ByteBuf buf, ClusterPeer n) {
         Wire.writeVarint(buf, n.id());
         Wire.writeString(buf, n.host());
         Wire.writeVarint(buf, n.clientPort());
         Wire.writeVarint(buf, n.raftPort());
     }
 
-    static Node readNode(ByteBuf buf) {
-        return new Node(Wire.readVarint(buf, "node id"), Wire.readString(buf, "node host"),
+    static ClusterPeer readNode(ByteBuf buf) {
+        return new ClusterPeer(Wire.readVarint(buf, "node id"), Wire.readString(buf, "node host"),
                 Wire.readVarint(buf, "node client port"), Wire.readVarint(buf, "node raft port"));
     }
 
@@ -231,7 +216,7 @@ final class MetaState {
         s.nextRegionId = Wire.readLong(buf, "next region id");
         int nodes = Wire.readVarint(buf, "node count");
         for (int i = 0; i < nodes; i++) {
-            Node n = readNode(buf);
+            ClusterPeer n = readNode(buf);
             s.nodes.put(n.id(), n);
         }
         int tables = Wire.readVarint(buf, "table count");

@@ -151,7 +151,7 @@ public final class MetaStateMachine extends BaseStateMachine {
 
     // ------------------------------------------------------------------ commands
 
-    static Message setNodes(List<MetaState.Node> nodes) {
+    static Message setNodes(List<ClusterPeer> nodes) {
         return command(SET_NODES, buf -> {
             Wire.writeVarint(buf, nodes.size());
             nodes.forEach(n -> MetaState.writeNode(buf, n));
@@ -205,7 +205,7 @@ public final class MetaStateMachine extends BaseStateMachine {
                 switch (kind) {
                     case SET_NODES -> {
                         int count = Wire.readVarint(buf, "node count");
-                        List<MetaState.Node> nodes = new ArrayList<>();
+                        List<ClusterPeer> nodes = new ArrayList<>();
                         for (int i = 0; i < count; i++) {
                             nodes.add(MetaState.readNode(buf));
                         }
@@ -242,7 +242,7 @@ public final class MetaStateMachine extends BaseStateMachine {
                 ByteBuf out = ok();
                 switch (kind) {
                     case NODES -> {
-                        List<MetaState.Node> nodes = state.nodes();
+                        List<ClusterPeer> nodes = state.nodes();
                         Wire.writeVarint(out, nodes.size());
                         nodes.forEach(n -> MetaState.writeNode(out, n));
                     }
@@ -299,9 +299,9 @@ public final class MetaStateMachine extends BaseStateMachine {
         return out;
     }
 
-    static List<MetaState.Node> readNodes(ByteBuf buf) {
+    static List<ClusterPeer> readNodes(ByteBuf buf) {
         int count = Wire.readVarint(buf, "node count");
-        List<MetaState.Node> out = new ArrayList<>();
+        List<ClusterPeer> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             out.add(MetaState.readNode(buf));
         }

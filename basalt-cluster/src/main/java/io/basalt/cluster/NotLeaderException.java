@@ -1,13 +1,13 @@
 package io.basalt.cluster;
 
-import io.basalt.client.BasaltException;
+import io.basalt.client.UnavailableException;
 
 /**
  * The node asked does not lead the region's Raft group (or its leadership is not ready yet): send
  * the request to {@link #leaderHint()} when known, else ask again after a moment. Nothing was
  * applied for this request by this node.
  */
-public final class NotLeaderException extends BasaltException {
+public final class NotLeaderException extends UnavailableException {
 
     private static final long serialVersionUID = 1L;
 

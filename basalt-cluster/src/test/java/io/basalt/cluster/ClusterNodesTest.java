@@ -35,15 +35,15 @@ class ClusterNodesTest {
     @TempDir
     Path dir;
 
-    static List<MetaState.Node> nodes(int count) throws Exception {
-        List<MetaState.Node> out = new ArrayList<>();
+    static List<ClusterPeer> nodes(int count) throws Exception {
+        List<ClusterPeer> out = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            out.add(new MetaState.Node(i, "127.0.0.1", LocalRegionGroup.freePort(), LocalRegionGroup.freePort()));
+            out.add(new ClusterPeer(i, "127.0.0.1", LocalRegionGroup.freePort(), LocalRegionGroup.freePort()));
         }
         return out;
     }
 
-    static BasaltNode start(Path dir, List<MetaState.Node> nodes, int id) throws Exception {
+    static BasaltNode start(Path dir, List<ClusterPeer> nodes, int id) throws Exception {
         return BasaltNode.start(new BasaltNode.Config(id, nodes, dir.resolve("node" + id), 3, RaftTuning.defaults(),
                 StoreOptions.defaults(), ServerConfig.defaults()));
     }
@@ -58,10 +58,10 @@ class ClusterNodesTest {
 
     @Test
     void aTableSpansRegionsAndEveryNodeServesEveryRow() throws Exception {
-        List<MetaState.Node> nodes = nodes(3);
+        List<ClusterPeer> nodes = nodes(3);
         List<BasaltNode> running = new ArrayList<>();
         try {
-            for (MetaState.Node n : nodes) {
+            for (ClusterPeer n : nodes) {
                 running.add(start(dir, nodes, n.id()));
             }
             try (Connection c = Basalt.connect("basalt://" + nodes.get(1).clientAddress())) {
@@ -82,7 +82,7 @@ class ClusterNodesTest {
                 Result inc = t.increment(Increment.of("m").addColumn(b("f"), b("n"), 3)).get(30, TimeUnit.SECONDS);
                 assertThat(Increment.decode(MemorySegment.ofArray(inc.value(b("f"), b("n"))))).isEqualTo(3);
 
-                for (MetaState.Node n : nodes) {
+                for (ClusterPeer n : nodes) {
                     try (Connection other = Basalt.connect("basalt://" + n.clientAddress())) {
                         assertThat(value(other.table("t").get(Get.of("q")).get(30, TimeUnit.SECONDS)))
                                 .as("node %s", n.id()).isEqualTo("vq");

@@ -10,9 +10,10 @@ import io.netty.buffer.ByteBuf;
  * @param opCode the op byte as received (it may name no {@link OpCode})
  * @param statusCode the status byte as received
  * @param response whether the response flag is set
+ * @param call whether a {@link CallId} precedes the body (a request's {@link FrameLayout#FLAG_CALL})
  * @param body the body, positioned at its first byte
  */
-public record Frame(long requestId, int opCode, int statusCode, boolean response, ByteBuf body) {
+public record Frame(long requestId, int opCode, int statusCode, boolean response, boolean call, ByteBuf body) {
 
     /** The op, or {@code null} for an unknown code. */
     public OpCode op() {

@@ -204,12 +204,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             int op = in.getUnsignedByte(start + FrameLayout.OP_OFFSET);
             int status = in.getUnsignedByte(start + FrameLayout.STATUS_OFFSET);
             int flags = in.getUnsignedShort(start + FrameLayout.FLAGS_OFFSET);
-            if ((flags & ~FrameLayout.FLAG_RESPONSE) != 0) {
+            if ((flags & ~(FrameLayout.FLAG_RESPONSE | FrameLayout.FLAG_CALL)) != 0
+                    || (flags & (FrameLayout.FLAG_RESPONSE | FrameLayout.FLAG_CALL))
+                        == (FrameLayout.FLAG_RESPONSE | FrameLayout.FLAG_CALL)) {
                 throw new MalformedFrameException(String.format("frame flags 0x%04x set reserved bits", flags));
             }
             in.skipBytes(FrameLayout.HEADER_SIZE);
             ByteBuf body = in.readRetainedSlice(frameLength - FrameLayout.MIN_LENGTH);
-            out.add(new Frame(requestId, op, status, (flags & FrameLayout.FLAG_RESPONSE) != 0, body));
+            out.add(new Frame(requestId, op, status, (flags & FrameLayout.FLAG_RESPONSE) != 0,
+                    (flags & FrameLayout.FLAG_CALL) != 0, body));
         }
     }
 }

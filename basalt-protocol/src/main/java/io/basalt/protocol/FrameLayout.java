@@ -42,7 +42,10 @@ import java.util.zip.CRC32C;
  *   <li>{@code op} is an {@link OpCode}; a response repeats its request's op.</li>
  *   <li>{@code status} is 0 in requests; in responses a {@link Status} (0 = OK). An error
  *       response's body is a message (varint length and UTF-8 bytes).</li>
- *   <li>{@code flags}: bit 0 set on responses; the other bits are reserved and must be 0.</li>
+ *   <li>{@code flags}: bit 0 set on responses; bit 1 ({@link #FLAG_CALL}, requests only) when a
+ *       {@link CallId} precedes the body (client id i64, call id and completed-below mark as
+ *       varlongs): a cluster node applies the write once however often it is sent. The other
+ *       bits are reserved and must be 0.</li>
  * </ul>
  * The body's encoding depends on the op; {@link Wire} holds the primitives (varints,
  * length-prefixed bytes, cells in {@link io.basalt.cell.CellLayout}'s encoding).
@@ -78,6 +81,8 @@ public final class FrameLayout {
     public static final int MIN_LENGTH = HEADER_SIZE - 4;
 
     public static final int FLAG_RESPONSE = 1;
+    /** On a request: a {@link CallId} precedes the body. */
+    public static final int FLAG_CALL = 2;
 
     /** Default largest frame a receiver accepts: 64 MiB. */
     public static final int DEFAULT_MAX_FRAME_SIZE = 64 * 1024 * 1024;
@@ -87,13 +92,18 @@ public final class FrameLayout {
      * {@link #finish}. Returns the frame's start index.
      */
     public static int begin(ByteBuf buf, long requestId, OpCode op, Status status, boolean response) {
+        return begin(buf, requestId, op, status, response ? FLAG_RESPONSE : 0);
+    }
+
+    /** {@link #begin(ByteBuf, long, OpCode, Status, boolean)} with the flags given. */
+    public static int begin(ByteBuf buf, long requestId, OpCode op, Status status, int flags) {
         int start = buf.writerIndex();
         buf.writeInt(0);
         buf.writeInt(0);
         buf.writeLong(requestId);
         buf.writeByte(op.code());
         buf.writeByte(status.code());
-        buf.writeShort(response ? FLAG_RESPONSE : 0);
+        buf.writeShort(flags);
         return start;
     }
 

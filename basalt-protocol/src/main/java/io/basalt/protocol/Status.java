@@ -25,7 +25,13 @@ public enum Status {
      * write until it is reopened; reads go on. The one argument is the reason. Sending the request
      * again does not help, so clients never do.
      */
-    READ_ONLY(11);
+    READ_ONLY(11),
+    /**
+     * A cluster could not serve the request now (no leader for the region, an election running,
+     * a leader that did not answer in time). A read, or a write sent with a call id, may be sent
+     * again after a pause; clients do.
+     */
+    UNAVAILABLE(12);
 
     private static final Status[] BY_CODE = new Status[256];
 

@@ -242,7 +242,7 @@ class FrameDecoderTest {
 
     @Test
     void reservedFlagBitsAreRefused() {
-        for (int flag = 1; flag < 16; flag++) {
+        for (int flag = 2; flag < 16; flag++) { // bit 1 is FLAG_CALL
             open(MAX);
             expectHandshake();
             ByteBuf frame = Unpooled.buffer();
@@ -253,6 +253,34 @@ class FrameDecoderTest {
                     .cause().isInstanceOf(MalformedFrameException.class).hasMessageContaining("reserved");
             close();
         }
+    }
+
+    @Test
+    void aCallIdIsAFlagOfRequestsOnly() {
+        open(MAX);
+        expectHandshake();
+        ByteBuf request = Unpooled.buffer();
+        int start = FrameLayout.begin(request, 7, OpCode.PUT, Status.OK, FrameLayout.FLAG_CALL);
+        new CallId(5, 9, 3).write(request);
+        request.writeByte(42);
+        FrameLayout.finish(request, start);
+        List<Object> out = feed(request);
+        assertThat(out).hasSize(1);
+        Frame f = (Frame) out.getFirst();
+        assertThat(f.call()).isTrue();
+        assertThat(CallId.read(f.body())).isEqualTo(new CallId(5, 9, 3));
+        assertThat(f.body().readByte()).isEqualTo((byte) 42);
+        f.release();
+        close();
+
+        open(MAX);
+        expectHandshake();
+        ByteBuf response = Unpooled.buffer();
+        start = FrameLayout.begin(response, 7, OpCode.PUT, Status.OK, FrameLayout.FLAG_CALL | FrameLayout.FLAG_RESPONSE);
+        FrameLayout.finish(response, start);
+        assertThatThrownBy(() -> feed(response)).isInstanceOf(DecoderException.class)
+                .cause().isInstanceOf(MalformedFrameException.class).hasMessageContaining("reserved");
+        close();
     }
 
     /**

@@ -16,6 +16,8 @@ import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.net.Messages;
+import io.basalt.client.spi.IdentifiedCalls;
+import io.basalt.protocol.CallId;
 import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Status;
@@ -125,6 +127,16 @@ public final class EngineHandler implements RequestHandler {
 
     @Override
     public void handle(ServerConnection c, long id, OpCode op, ByteBuf body) {
+        dispatch(c, id, op, null, body);
+    }
+
+    /** A write with a call id goes to a table that applies it once, when the store offers one. */
+    @Override
+    public void handle(ServerConnection c, long id, OpCode op, CallId call, ByteBuf body) {
+        dispatch(c, id, op, store instanceof IdentifiedCalls ? call : null, body);
+    }
+
+    private void dispatch(ServerConnection c, long id, OpCode op, CallId call, ByteBuf body) {
         switch (op) {
             case PING -> {
                 Wire.end(body, "PING");
@@ -181,7 +193,7 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> store.admin().mergeRegions(name, first, second), null);
             }
             case PUT, DELETE -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(body, call);
                 Mutation m = decode(body, op, Messages::readMutation);
                 if (op == OpCode.PUT && !(m instanceof Put) || op == OpCode.DELETE && !(m instanceof Delete)) {
                     throw new MalformedFrameException(op + " carries a " + m.getClass().getSimpleName());
@@ -189,7 +201,7 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> m instanceof Put p ? table.put(p) : table.delete((Delete) m), null);
             }
             case INCREMENT -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(body, call);
                 Mutation m = decode(body, op, Messages::readMutation);
                 if (!(m instanceof Increment inc)) {
                     throw new MalformedFrameException("INCREMENT carries a " + m.getClass().getSimpleName());
@@ -202,12 +214,12 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> table.get(get), Messages::writeResult);
             }
             case CHECK_AND_MUTATE -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(body, call);
                 CheckAndMutate check = decode(body, op, Messages::readCheckAndMutate);
                 run(c, id, op, () -> table.checkAndMutate(check), Wire::writeBoolean);
             }
             case BATCH -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(body, call);
                 List<Mutation> mutations = decode(body, op, Messages::readMutations);
                 executor.execute(() -> batch(c, id, table, mutations));
             }
@@ -253,6 +265,11 @@ public final class EngineHandler implements RequestHandler {
 
     private AsyncTable table(ByteBuf body) {
         return store.table(Wire.readString(body, "table name"));
+    }
+
+    private AsyncTable table(ByteBuf body, CallId call) {
+        String name = Wire.readString(body, "table name");
+        return call == null ? store.table(name) : ((IdentifiedCalls) store).table(name, call);
     }
 
     /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */

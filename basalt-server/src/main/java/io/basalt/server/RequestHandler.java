@@ -1,5 +1,6 @@
 package io.basalt.server;
 
+import io.basalt.protocol.CallId;
 import io.basalt.protocol.OpCode;
 import io.netty.buffer.ByteBuf;
 
@@ -15,6 +16,16 @@ public interface RequestHandler extends AutoCloseable {
      * only until this returns), and hand anything that may block to another thread.
      */
     void handle(ServerConnection connection, long requestId, OpCode op, ByteBuf body);
+
+    /**
+     * Handles a request that carried a {@link CallId} (already read off the body): a write the
+     * client may send again after a lost answer, to be applied once. A handler over a store that
+     * cannot tell calls apart handles it as any request (the client resends such writes only to a
+     * cluster, whose nodes can).
+     */
+    default void handle(ServerConnection connection, long requestId, OpCode op, CallId call, ByteBuf body) {
+        handle(connection, requestId, op, body);
+    }
 
     /** The connection closed: release what it held (scanners...). */
     default void closed(ServerConnection connection) {}

@@ -6,6 +6,7 @@ import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
 import io.basalt.client.net.Errors;
 import io.basalt.client.net.Messages;
+import io.basalt.protocol.CallId;
 import io.basalt.protocol.Frame;
 import io.basalt.protocol.FrameDecoder;
 import io.basalt.protocol.FrameLayout;
@@ -327,7 +328,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         try {
-            server.handler().handle(this, f.requestId(), op, f.body());
+            if (f.call()) {
+                server.handler().handle(this, f.requestId(), op, CallId.read(f.body()), f.body());
+            } else {
+                server.handler().handle(this, f.requestId(), op, f.body());
+            }
         } catch (RuntimeException e) {
             fail(f.requestId(), op, e);
         }

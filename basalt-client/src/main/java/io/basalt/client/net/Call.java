@@ -1,5 +1,6 @@
 package io.basalt.client.net;
 
+import io.basalt.protocol.CallId;
 import io.basalt.protocol.OpCode;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.CompletableFuture;
@@ -20,11 +21,18 @@ final class Call<T> {
     /** About the size of the request's frame, so a large one is encoded apart from the group. */
     final int sizeHint;
     final CompletableFuture<T> future = new CompletableFuture<>();
+    /** Sent with each attempt when not null: the cluster applies the write once (see {@link CallId}). */
+    final CallId callId;
     /** Attempts made so far; touched by one attempt's failure path at a time. */
     int attempts;
 
     Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
+        this(op, what, sizeHint, body, decoder, null);
+    }
+
+    Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder, CallId callId) {
         this.op = op;
+        this.callId = callId;
         this.sizeHint = sizeHint;
         this.what = what;
         this.body = body;

@@ -7,6 +7,7 @@ import io.basalt.client.ServerException;
 import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.TableNotFoundException;
+import io.basalt.client.UnavailableException;
 import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.Status;
 import java.util.List;
@@ -39,6 +40,7 @@ public final class Errors {
             case READ_ONLY -> args.size() == 1 ? new StoreReadOnlyException(args.getFirst())
                     : failed(what, server, status, message);
             case INVALID_ARGUMENT -> new BasaltException(message, new IllegalArgumentException(message));
+            case UNAVAILABLE -> new UnavailableException(what + " on " + server + ": " + message);
             default -> failed(what, server, status, message);
         };
     }
@@ -55,6 +57,7 @@ public final class Errors {
             case NoSuchFamilyException _ -> Status.NO_SUCH_FAMILY;
             case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
             case StoreReadOnlyException _ -> Status.READ_ONLY;
+            case UnavailableException _ -> Status.UNAVAILABLE;
             case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
             default -> Status.SERVER_ERROR;
         };

@@ -3,8 +3,9 @@ package io.basalt.client.net;
 import io.basalt.client.Admin;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BufferedMutator;
-import io.basalt.client.ConnectionTimer;
 import io.basalt.client.Connection;
+import io.basalt.client.ConnectionTimer;
+import java.util.List;
 
 /** A {@link Connection} to a Basalt server over the network. */
 public final class RemoteConnection implements Connection {
@@ -14,7 +15,12 @@ public final class RemoteConnection implements Connection {
     private final ConnectionTimer mutatorTimer;
 
     public RemoteConnection(String host, int port, ClientOptions options) {
-        this.rpc = new RpcClient(host, port, options);
+        this(List.of(new RpcClient.Address(host, port)), options);
+    }
+
+    /** A connection to a cluster: any of {@code nodes} serves, the next when one fails. */
+    public RemoteConnection(List<RpcClient.Address> nodes, ClientOptions options) {
+        this.rpc = new RpcClient(nodes, options);
         this.admin = new RemoteAdmin(rpc);
         this.mutatorTimer = new ConnectionTimer(rpc.server());
     }

@@ -79,7 +79,7 @@ final class RemoteTable implements AsyncTable {
 
     private CompletableFuture<Void> mutate(OpCode op, Mutation mutation) {
         Objects.requireNonNull(mutation, "mutation");
-        return rpc.call(op, what(op), hint(mutation.heapSize()), buf -> {
+        return rpc.write(op, what(op), hint(mutation.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, mutation);
         }, _ -> null);
@@ -97,7 +97,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> increment(Increment increment) {
         Objects.requireNonNull(increment, "increment");
-        return rpc.call(OpCode.INCREMENT, what(OpCode.INCREMENT), buf -> {
+        return rpc.write(OpCode.INCREMENT, what(OpCode.INCREMENT), hint(increment.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, increment);
         }, Messages::readResult);
@@ -106,7 +106,7 @@ final class RemoteTable implements AsyncTable {
     @Override
     public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate checkAndMutate) {
         Objects.requireNonNull(checkAndMutate, "checkAndMutate");
-        return rpc.call(OpCode.CHECK_AND_MUTATE, what(OpCode.CHECK_AND_MUTATE), buf -> {
+        return rpc.write(OpCode.CHECK_AND_MUTATE, what(OpCode.CHECK_AND_MUTATE), 256, buf -> {
             header(buf);
             Messages.writeCheckAndMutate(buf, checkAndMutate);
         }, buf -> Wire.readBoolean(buf, "applied"));
@@ -131,7 +131,7 @@ final class RemoteTable implements AsyncTable {
         for (Mutation m : copy) {
             bytes += m.heapSize();
         }
-        rpc.call(OpCode.BATCH, what, hint(bytes), buf -> {
+        rpc.write(OpCode.BATCH, what, hint(bytes), buf -> {
             header(buf);
             Messages.writeMutations(buf, copy);
         }, buf -> readOutcomes(buf, copy.size(), what)).whenComplete((outcomes, failure) -> {

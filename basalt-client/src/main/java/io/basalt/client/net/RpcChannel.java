@@ -87,7 +87,11 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
         boolean written;
         try {
             written = writer.write(call.sizeHint, buf -> {
-                int start = FrameLayout.begin(buf, id, call.op, Status.OK, false);
+                int start = FrameLayout.begin(buf, id, call.op, Status.OK,
+                        call.callId == null ? 0 : FrameLayout.FLAG_CALL);
+                if (call.callId != null) {
+                    call.callId.write(buf);
+                }
                 call.body.accept(buf);
                 FrameLayout.finish(buf, start);
                 int size = buf.writerIndex() - start;
@@ -185,6 +189,10 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
                 T value = call.decoder.apply(body);
                 Wire.end(body, "response to ", call.what);
                 call.future.complete(value);
+            } else if (status == Status.UNAVAILABLE && (call.callId != null || call.op.resendable())) {
+                // An election or a lost leader: safe to send again, the client decides when.
+                attempt.onFailure.failed(call, Errors.of(call.what, server, status, f.statusCode(),
+                        Messages.readError(body)), true);
             } else {
                 call.future.completeExceptionally(Errors.of(call.what, server, status, f.statusCode(),
                         Messages.readError(body)));

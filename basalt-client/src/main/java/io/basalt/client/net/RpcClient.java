@@ -3,6 +3,7 @@ package io.basalt.client.net;
 import io.basalt.client.BasaltException;
 import io.basalt.client.ConnectionClosedException;
 import io.basalt.client.OperationTimeoutException;
+import io.basalt.protocol.CallId;
 import io.basalt.protocol.FrameDecoder;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Transport;
@@ -15,19 +16,30 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Sends requests to one server over a few connections ({@link ClientOptions#connections()}),
- * connecting on first use and again after a connection died.
+ * connecting on first use and again after a connection died. Given several addresses (the nodes
+ * of a cluster), it talks to one at a time and moves to the next when it cannot connect, when a
+ * connection dies, or when a request times out.
+ *
+ * <p>Call ids: to a cluster (several addresses), every write is sent with a {@link CallId}; the
+ * cluster applies it once however often it arrives, so such a write is sent again after a lost
+ * connection or an {@code UNAVAILABLE} answer (an election), to whichever node answers. Retries
+ * of a cluster's requests are spread over at least {@link #CLUSTER_RETRIES} attempts, the pause
+ * doubling up to one second, to outlast an election.
  *
  * <p>Retries: a request that was never sent (the connection could not be made, or died before the
  * request was written) is sent again, whatever its op; a request that may have reached the server
@@ -39,9 +51,24 @@ import java.util.function.Function;
  */
 public final class RpcClient implements AutoCloseable {
 
-    private final String host;
-    private final int port;
-    private final String server;
+    /** The fewest attempts a cluster's request gets: together some 10 s, more than an election. */
+    static final int CLUSTER_RETRIES = 14;
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** A server's address. */
+    public record Address(String host, int port) {
+        @Override
+        public String toString() {
+            return host + ":" + port;
+        }
+    }
+
+    private final List<Address> addresses;
+    /** The address connections go to now; moved on when it fails. */
+    private final AtomicInteger current = new AtomicInteger();
+    private final long clientId = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
+    private final AtomicLong callIds = new AtomicLong();
+    private final ConcurrentSkipListSet<Long> outstanding = new ConcurrentSkipListSet<>();
     private final ClientOptions options;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -52,9 +79,15 @@ public final class RpcClient implements AutoCloseable {
     private volatile boolean closed;
 
     public RpcClient(String host, int port, ClientOptions options) {
-        this.host = host;
-        this.port = port;
-        this.server = host + ":" + port;
+        this(List.of(new Address(host, port)), options);
+    }
+
+    /** A client of the server at one of {@code addresses} (a cluster's nodes: any of them serves). */
+    public RpcClient(List<Address> addresses, ClientOptions options) {
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("no server address");
+        }
+        this.addresses = List.copyOf(addresses);
         this.options = options;
         Transport transport = Transport.best();
         this.group = transport.group(options.ioThreads(), "basalt-client-io");
@@ -65,9 +98,14 @@ public final class RpcClient implements AutoCloseable {
                         options.connectTimeout().toMillis()));
     }
 
-    /** {@code host:port}. */
+    /** {@code host:port} of the server talked to now. */
     public String server() {
-        return server;
+        return addresses.get(current.get()).toString();
+    }
+
+    /** Whether this client talks to a cluster: several addresses, writes sent with call ids. */
+    public boolean cluster() {
+        return addresses.size() > 1;
     }
 
     public ClientOptions options() {
@@ -90,9 +128,26 @@ public final class RpcClient implements AutoCloseable {
         return call.future;
     }
 
+    /**
+     * A write that, to a cluster, is sent with a call id: applied once however often it is sent,
+     * and so sent again after a lost connection or an election. To one server it is {@link #call}.
+     */
+    public <T> CompletableFuture<T> write(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body,
+                                          Function<ByteBuf, T> decoder) {
+        if (!cluster()) {
+            return call(op, what, sizeHint, body, decoder);
+        }
+        long id = callIds.incrementAndGet();
+        outstanding.add(id);
+        Call<T> call = new Call<>(op, what, sizeHint, body, decoder, new CallId(clientId, id, outstanding.first()));
+        call.future.whenComplete((_, _) -> outstanding.remove(id));
+        attempt(call);
+        return call.future;
+    }
+
     private <T> void attempt(Call<T> call) {
         if (closed) {
-            call.future.completeExceptionally(new ConnectionClosedException("the client for " + server
+            call.future.completeExceptionally(new ConnectionClosedException("the client for " + server()
                     + " is closed; " + call.what + " was not sent"));
             return;
         }
@@ -106,7 +161,7 @@ public final class RpcClient implements AutoCloseable {
         connection.whenComplete((ch, failure) -> {
             if (failure != null) {
                 retryOrFail(call, failure instanceof BasaltException b ? b
-                        : new ConnectionClosedException("cannot connect to " + server + ": " + failure.getMessage(),
+                        : new ConnectionClosedException("cannot connect to " + server() + ": " + failure.getMessage(),
                         failure), false);
             } else {
                 ch.send(call, onFailure);
@@ -115,12 +170,16 @@ public final class RpcClient implements AutoCloseable {
     }
 
     private void retryOrFail(Call<?> call, BasaltException failure, boolean sent) {
-        boolean retriable = !sent || call.op.resendable();
-        if (closed || !retriable || call.attempts > options.retries()) {
+        boolean retriable = !sent || call.op.resendable() || call.callId != null;
+        int retries = cluster() ? Math.max(options.retries(), CLUSTER_RETRIES) : options.retries();
+        if (closed || !retriable || call.attempts > retries) {
             call.future.completeExceptionally(failure);
             return;
         }
-        long backoff = options.retryBackoff().toNanos() << Math.min(call.attempts - 1, 20);
+        if (cluster() && failure instanceof OperationTimeoutException) {
+            moveOn(current.get()); // a node that does not answer in time may be paused: try another
+        }
+        long backoff = Math.min(options.retryBackoff().toNanos() << Math.min(call.attempts - 1, 20), MAX_BACKOFF_NANOS);
         backingOff.add(call);
         if (closed) { // close() may have swept the set before the add
             if (backingOff.remove(call)) {
@@ -161,12 +220,16 @@ public final class RpcClient implements AutoCloseable {
                     ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
                 }
                 ch.pipeline().addLast(new FrameDecoder(options.maxFrameSize()));
-                ch.pipeline().addLast(new RpcChannel(ch, server, options));
+                ch.pipeline().addLast(new RpcChannel(ch, addresses.get(current.get()).toString(), options));
             }
         });
-        ChannelFuture connecting = b.connect(host, port);
+        int index = current.get();
+        Address address = addresses.get(index);
+        String server = address.toString();
+        ChannelFuture connecting = b.connect(address.host(), address.port());
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
+                moveOn(index);
                 result.completeExceptionally(new ConnectionClosedException("cannot connect to " + server + ": "
                         + f.cause().getMessage(), f.cause()));
                 return;
@@ -182,6 +245,7 @@ public final class RpcClient implements AutoCloseable {
             }, options.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
             rpc.ready().whenComplete((ok, failure) -> {
                 if (failure != null) {
+                    moveOn(index);
                     result.completeExceptionally(failure);
                 } else {
                     result.complete(ok);
@@ -191,6 +255,23 @@ public final class RpcClient implements AutoCloseable {
                 rpc.close("closed by the client");
             }
         });
+    }
+
+    /**
+     * After the server at {@code failed} did not connect or answer: the next connection goes to the
+     * next address (when another attempt has not moved on already), and the connections to the
+     * failed one are let go.
+     */
+    private void moveOn(int failed) {
+        if (addresses.size() > 1 && current.compareAndSet(failed, (failed + 1) % addresses.size())) {
+            for (int i = 0; i < slots.length(); i++) {
+                CompletableFuture<RpcChannel> f = slots.get(i);
+                if (f != null && f.isDone() && !f.isCompletedExceptionally() && slots.compareAndSet(i, f, null)) {
+                    f.join().close("moving to " + addresses.get(current.get()) + " after " + addresses.get(failed)
+                            + " failed");
+                }
+            }
+        }
     }
 
     /** Requests in flight over every connection, for tests and metrics. */
@@ -209,7 +290,7 @@ public final class RpcClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        ConnectionClosedException closing = new ConnectionClosedException("the client for " + server + " was closed");
+        ConnectionClosedException closing = new ConnectionClosedException("the client for " + server() + " was closed");
         for (int i = 0; i < slots.length(); i++) {
             CompletableFuture<RpcChannel> f = slots.get(i);
             if (f != null) {
@@ -219,7 +300,7 @@ public final class RpcClient implements AutoCloseable {
         }
         for (Call<?> call : backingOff) {
             if (backingOff.remove(call)) {
-                call.future.completeExceptionally(new ConnectionClosedException("the client for " + server
+                call.future.completeExceptionally(new ConnectionClosedException("the client for " + server()
                         + " was closed while " + call.what + " waited to be retried"));
             }
         }
