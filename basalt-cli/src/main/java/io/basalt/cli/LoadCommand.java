@@ -16,12 +16,14 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = {"Run one load run (a whole store under load) and print its table.",
-            "Runs: " + "regions (one region against many: compactions and read latency; issue 18)."})
+            "Runs: regions (one region against many: compactions and read latency; issue 18);",
+            "failover (kill the leader of a 3-node cluster again and again: how long until writes resume; issue 19)."})
 final class LoadCommand implements Callable<Integer> {
 
-    static final Map<String, String> RUNS = Map.of("regions", "io.basalt.bench.load.RegionLoadRun");
+    static final Map<String, String> RUNS = Map.of("regions", "io.basalt.bench.load.RegionLoadRun",
+            "failover", "io.basalt.bench.load.FailoverLoadRun");
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "The run: regions.")
+    @Parameters(index = "0", paramLabel = "NAME", description = "The run: regions or failover.")
     private String name;
 
     @Unmatched
@@ -40,6 +42,7 @@ final class LoadCommand implements Callable<Integer> {
         }
         String classPath = BenchCommand.benchClassPath(root);
         List<String> command = new ArrayList<>(List.of(SourceTree.java(), "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow",
                 "-XX:+UseG1GC", "-Xmx4g", "-cp", classPath, main));
         command.addAll(arguments);
         return command;
