@@ -16,6 +16,7 @@ import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.net.CallNumbers;
 import io.basalt.client.spi.IdentifiedCalls;
 import io.basalt.protocol.CallId;
 import java.util.ArrayDeque;
@@ -25,9 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The cluster as one store, from one node: a {@link Connection} whose tables route each row to
@@ -45,9 +43,7 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
     private final BasaltNode node;
     private final ConnectionTimer timer;
-    private final long clientId = ThreadLocalRandom.current().nextLong() | 1;
-    private final AtomicLong calls = new AtomicLong();
-    private final ConcurrentSkipListSet<Long> outstanding = new ConcurrentSkipListSet<>();
+    private final CallNumbers calls = new CallNumbers();
 
     ClusterConnection(BasaltNode node) {
         this.node = node;
@@ -107,13 +103,10 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
             return node.cluster().write(region.groupId(), region.table(), new WriteCall(identity.clientId(),
                     identity.callId() * PARTS_PER_CALL + part, identity.completedBelow() * PARTS_PER_CALL, operations));
         }
-        long id = calls.incrementAndGet();
-        outstanding.add(id);
-        Long oldest = outstanding.isEmpty() ? null : outstanding.first();
-        long completedBelow = oldest == null ? id : Math.min(oldest, id);
-        WriteCall call = new WriteCall(clientId, id, completedBelow, operations);
+        CallId id = calls.next();
+        WriteCall call = new WriteCall(id.clientId(), id.callId(), id.completedBelow(), operations);
         return node.cluster().write(region.groupId(), region.table(), call)
-                .whenComplete((_, _) -> outstanding.remove(id));
+                .whenComplete((_, _) -> calls.done(id.callId()));
     }
 
     private static <T> T single(List<Object> outcomes, Class<T> type) {

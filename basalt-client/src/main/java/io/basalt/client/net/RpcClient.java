@@ -20,11 +20,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -66,9 +64,7 @@ public final class RpcClient implements AutoCloseable {
     private final List<Address> addresses;
     /** The address connections go to now; moved on when it fails. */
     private final AtomicInteger current = new AtomicInteger();
-    private final long clientId = java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1;
-    private final AtomicLong callIds = new AtomicLong();
-    private final ConcurrentSkipListSet<Long> outstanding = new ConcurrentSkipListSet<>();
+    private final CallNumbers calls = new CallNumbers();
     private final ClientOptions options;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
@@ -137,10 +133,9 @@ public final class RpcClient implements AutoCloseable {
         if (!cluster()) {
             return call(op, what, sizeHint, body, decoder);
         }
-        long id = callIds.incrementAndGet();
-        outstanding.add(id);
-        Call<T> call = new Call<>(op, what, sizeHint, body, decoder, new CallId(clientId, id, outstanding.first()));
-        call.future.whenComplete((_, _) -> outstanding.remove(id));
+        CallId id = calls.next();
+        Call<T> call = new Call<>(op, what, sizeHint, body, decoder, id);
+        call.future.whenComplete((_, _) -> calls.done(id.callId()));
         attempt(call);
         return call.future;
     }
