@@ -18,13 +18,15 @@ import picocli.CommandLine.Unmatched;
         description = {"Run one load run (a whole store under load) and print its table.",
             "Runs: regions (one region against many: compactions and read latency; issue 18);",
             "failover (kill the leader of a 3-node cluster again and again: how long until writes resume; issue 19);",
-            "replication (YCSB A and C shapes against one server and a 3-node cluster; issue 19)."})
+            "replication (YCSB A and C shapes against one server and a 3-node cluster; issue 19);",
+            "nemesis (clients on a 3-node cluster under kills and pauses, checked for linearizability; issue 19)."})
 final class LoadCommand implements Callable<Integer> {
 
     static final Map<String, String> RUNS = Map.of("regions", "io.basalt.bench.load.RegionLoadRun",
-            "failover", "io.basalt.bench.load.FailoverLoadRun", "replication", "io.basalt.bench.load.ReplicationLoadRun");
+            "failover", "io.basalt.bench.load.FailoverLoadRun", "replication", "io.basalt.bench.load.ReplicationLoadRun",
+            "nemesis", "io.basalt.bench.load.NemesisRun");
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "The run: regions, failover or replication.")
+    @Parameters(index = "0", paramLabel = "NAME", description = "The run: regions, failover, replication or nemesis.")
     private String name;
 
     @Unmatched

@@ -21,13 +21,20 @@ public final class NodeProcesses implements AutoCloseable {
     private final List<ClusterPeer> peers = new ArrayList<>();
     private final Process[] processes;
     private final String electionMs;
+    private final List<String> jvmArgs;
 
     /**
      * @param electionMs {@code min:max} election timeout in milliseconds, or {@code null} for the default
      */
     public NodeProcesses(Path dir, int nodes, String electionMs) throws IOException {
+        this(dir, nodes, electionMs, List.of());
+    }
+
+    /** As {@link #NodeProcesses(Path, int, String)}, each node's JVM started with {@code jvmArgs} too. */
+    public NodeProcesses(Path dir, int nodes, String electionMs, List<String> jvmArgs) throws IOException {
         this.dir = dir;
         this.electionMs = electionMs;
+        this.jvmArgs = List.copyOf(jvmArgs);
         this.processes = new Process[nodes];
         for (int i = 1; i <= nodes; i++) {
             peers.add(new ClusterPeer(i, "127.0.0.1", freePort(), freePort()));
@@ -75,8 +82,14 @@ public final class NodeProcesses implements AutoCloseable {
             throw new IllegalStateException("node " + id + " is running");
         }
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), NodeMain.class.getName(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx512m"));
+        command.addAll(jvmArgs);
+        // For profiling a run's nodes, e.g. -Dbasalt.nodes.jvmArgs=-XX:StartFlightRecording=filename=n.jfr
+        String extra = System.getProperty("basalt.nodes.jvmArgs", "").replace("{id}", String.valueOf(id));
+        if (!extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), NodeMain.class.getName(),
                 "--node-id", String.valueOf(id), "--peers",
                 peers.stream().map(ClusterPeer::toString).collect(Collectors.joining(",")),
                 "--data", dir.resolve("node" + id).toString()));
