@@ -160,8 +160,11 @@ public final class BasaltNode implements AutoCloseable {
     }
 
     CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
-        return meta(MetaStateMachine.createTable(table, splitKeys, config.replication()), ClusterNode.Kind.WRITE,
-                "create table " + table.name())
+        // The nodes first (the keeper may not have registered them yet; registering is idempotent):
+        // placement needs them.
+        return meta(MetaStateMachine.setNodes(config.nodes()), ClusterNode.Kind.WRITE, "register nodes")
+                .thenCompose(_ -> meta(MetaStateMachine.createTable(table, splitKeys, config.replication()),
+                        ClusterNode.Kind.WRITE, "create table " + table.name()))
                 .thenCompose(_ -> CompletableFuture.runAsync(() -> awaitOnline(table.name())));
     }
 

@@ -48,8 +48,21 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
     @Option(names = "--seconds", description = "Seconds per workload and target (default 30).")
     private int seconds = 30;
 
+    @Option(names = "--warmup", description = "Seconds of workload A, unmeasured, before measuring (default 30):"
+            + " the servers' JIT compilers need it (Ratis and gRPC are large).")
+    private int warmup = 30;
+
     @Option(names = "--quick", description = "A smoke run: 5,000 records, 5 s per workload. Not for quoting.")
     private boolean quick;
+
+    @Option(names = "--uri", description = "Run only against this running server or cluster (its PIDs in --pids).")
+    private String uri;
+
+    @Option(names = "--pids", split = ",", description = "The server processes of --uri, for CPU per operation.")
+    private List<Long> pids = new ArrayList<>();
+
+    @Option(names = "--only-updates", description = "Add a workload of updates only (for finding where writes cost).")
+    private boolean onlyUpdates;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new ReplicationLoadRun()).execute(args));
@@ -72,9 +85,15 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
         if (quick) {
             records = 5_000;
             seconds = 5;
+            warmup = 3;
+        }
+        List<Outcome> outcomes = new ArrayList<>();
+        if (uri != null) {
+            outcomes.addAll(run(uri, uri, pids));
+            print(outcomes);
+            return 0;
         }
         Path root = Files.createTempDirectory("basalt-replication-");
-        List<Outcome> outcomes = new ArrayList<>();
         try {
             int port;
             try (ServerSocket s = new ServerSocket(0)) {
@@ -120,9 +139,13 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
                     key(2 * records / 3).getBytes())).get(120, TimeUnit.SECONDS);
             AsyncTable t = c.table("usertable");
             load(t);
+            workload(target, "warm-up", t, 0.5, pids, warmup);
             List<Outcome> out = new ArrayList<>();
             out.add(workload(target, "A (50% read, 50% update)", t, 0.5, pids));
             out.add(workload(target, "C (100% read)", t, 0.0, pids));
+            if (onlyUpdates) {
+                out.add(workload(target, "updates only", t, 1.0, pids));
+            }
             return out;
         }
     }
@@ -151,6 +174,11 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
 
     private Outcome workload(String target, String name, AsyncTable t, double updateShare, List<Long> pids)
             throws Exception {
+        return workload(target, name, t, updateShare, pids, seconds);
+    }
+
+    private Outcome workload(String target, String name, AsyncTable t, double updateShare, List<Long> pids,
+                             int seconds) throws Exception {
         Recorder reads = new Recorder(3);
         Recorder updates = new Recorder(3);
         AtomicBoolean stop = new AtomicBoolean();
