@@ -132,7 +132,20 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         }
 
         private CompletableFuture<List<Object>> one(byte[] row, Object operation) {
-            return node.router().region(name, row).thenCompose(region -> call(region, List.of(operation), identity, 0));
+            return forgetOnFailure(node.router().region(name, row)
+                    .thenCompose(region -> call(region, List.of(operation), identity, 0)));
+        }
+
+        /**
+         * A region that could not be reached may be gone (its table dropped, or dropped and made
+         * again, through another node): the next request reads the region map afresh.
+         */
+        private <T> CompletableFuture<T> forgetOnFailure(CompletableFuture<T> f) {
+            return f.whenComplete((_, failure) -> {
+                if (failure != null && ClusterNode.unwrap(failure) instanceof io.basalt.client.UnavailableException) {
+                    node.router().forget(name);
+                }
+            });
         }
 
         @Override
@@ -196,8 +209,8 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         @Override
         public CompletableFuture<Result> get(Get get) {
-            return node.router().region(name, get.row()).thenCompose(region -> node.cluster()
-                    .get(region.groupId(), name, get, ClusterNode.ReadMode.LINEARIZABLE));
+            return forgetOnFailure(node.router().region(name, get.row()).thenCompose(region -> node.cluster()
+                    .get(region.groupId(), name, get, ClusterNode.ReadMode.LINEARIZABLE)));
         }
 
         @Override

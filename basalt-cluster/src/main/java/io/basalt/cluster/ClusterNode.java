@@ -315,6 +315,14 @@ public final class ClusterNode implements AutoCloseable {
         });
     }
 
+    /** The cause of a completion's failure. */
+    static Throwable unwrap(Throwable t) {
+        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
     private ByteString content(RaftGroupId group, RaftClientReply reply) {
         if (reply.isSuccess()) {
             return reply.getMessage().getContent();

@@ -97,6 +97,21 @@ class ClusterNodesTest {
                 assertThat(reversed).extracting(r -> new String(r.row(), StandardCharsets.UTF_8))
                         .containsExactly("p", "o", "n", "m", "l");
             }
+
+            // Node 3 has cached the table's regions; the table is dropped and made again through node 1.
+            String viaNode3 = "basalt://" + nodes.get(2).clientAddress() + "," + nodes.get(0).clientAddress();
+            try (Connection c3 = Basalt.connect(viaNode3);
+                 Connection c1 = Basalt.connect("basalt://" + nodes.get(0).clientAddress())) {
+                assertThat(value(c3.table("t").get(Get.of("b")).get(30, TimeUnit.SECONDS))).isEqualTo("vb");
+                c1.admin().dropTable("t").get(60, TimeUnit.SECONDS);
+                c1.admin().createTable(TableDescriptor.of("t", "f")).get(90, TimeUnit.SECONDS);
+                c3.table("t").put(Put.of("b").addColumn("f", "q", "new")).get(60, TimeUnit.SECONDS);
+                assertThat(value(c3.table("t").get(Get.of("b")).get(30, TimeUnit.SECONDS)))
+                        .as("node 3 reads the new table's region map after the old one's groups are gone")
+                        .isEqualTo("new");
+                assertThat(c3.table("t").get(Get.of("q")).get(30, TimeUnit.SECONDS).isEmpty())
+                        .as("nothing of the dropped table").isTrue();
+            }
         } finally {
             for (BasaltNode n : running) {
                 n.close();
