@@ -69,4 +69,13 @@ public interface Admin {
      * one. Fails with an {@link IllegalArgumentException} when they are not neighbours.
      */
     CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion);
+
+    /**
+     * The cluster's nodes and regions, with each region's leader and replica lag. Only a cluster
+     * has one; a single server or an embedded store fails with {@link IllegalArgumentException}.
+     */
+    default CompletableFuture<ClusterInfo> clusterStatus() {
+        return CompletableFuture.failedFuture(new IllegalArgumentException(
+                "not a cluster: this store runs on one node (start a cluster with basalt cluster start)"));
+    }
 }

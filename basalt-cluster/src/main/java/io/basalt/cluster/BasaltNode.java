@@ -194,6 +194,24 @@ public final class BasaltNode implements AutoCloseable {
                 });
     }
 
+    /** The cluster's nodes and regions as the Raft servers report them now (a few seconds at most). */
+    CompletableFuture<io.basalt.client.ClusterInfo> status() {
+        return CompletableFuture.supplyAsync(() -> {
+            ClusterStatus.Report report = ClusterStatus.of(config.nodes());
+            if (report.problem() != null) {
+                throw new io.basalt.client.UnavailableException(report.problem());
+            }
+            List<io.basalt.client.ClusterInfo.Node> nodes = report.nodes().stream()
+                    .map(n -> new io.basalt.client.ClusterInfo.Node(n.peer().id(), n.peer().clientAddress(), n.up(),
+                            n.groups())).toList();
+            List<io.basalt.client.ClusterInfo.Region> regions = report.regions().stream()
+                    .map(r -> new io.basalt.client.ClusterInfo.Region(r.table(), r.id(), r.start(), r.end(), r.leader(),
+                            r.replicas().stream().map(x -> new io.basalt.client.ClusterInfo.Replica(x.node(), x.role(),
+                                    r.lag().get(x.node()))).toList())).toList();
+            return new io.basalt.client.ClusterInfo(nodes, regions);
+        }, Thread.ofVirtual()::start);
+    }
+
     static MetaState.Region regionOf(List<MetaState.Region> regions, byte[] row) {
         for (MetaState.Region r : regions) {
             if (r.contains(row)) {

@@ -333,6 +333,11 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         }
 
         @Override
+        public CompletableFuture<io.basalt.client.ClusterInfo> clusterStatus() {
+            return node.status();
+        }
+
+        @Override
         public CompletableFuture<List<RegionInfo>> listRegions(String table) {
             return node.router().regions(table).thenApply(regions -> regions.stream().map(BasaltNode::info).toList());
         }

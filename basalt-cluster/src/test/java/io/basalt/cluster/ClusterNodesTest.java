@@ -68,6 +68,14 @@ class ClusterNodesTest {
                 c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("g"), b("n"))).get(90, TimeUnit.SECONDS);
                 List<RegionInfo> regions = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
                 assertThat(regions).hasSize(3);
+                io.basalt.client.ClusterInfo status = c.admin().clusterStatus().get(60, TimeUnit.SECONDS);
+                assertThat(status.nodes()).extracting(io.basalt.client.ClusterInfo.Node::up).containsExactly(true, true,
+                        true);
+                assertThat(status.regions()).hasSize(3).allSatisfy(r -> {
+                    assertThat(r.table()).isEqualTo("t");
+                    assertThat(r.leader()).isBetween(1, 3);
+                    assertThat(r.replicas()).hasSize(3);
+                });
                 assertThat(c.admin().listTables().get(30, TimeUnit.SECONDS)).extracting(TableDescriptor::name)
                         .containsExactly("t");
 

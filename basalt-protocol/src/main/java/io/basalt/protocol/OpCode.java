@@ -33,7 +33,9 @@ public enum OpCode {
     SCAN_OPEN(30, false),
     SCAN_NEXT(31, false),
     SCAN_CLOSE(32, true),
-    TRUNCATE_TABLE(40, false);
+    TRUNCATE_TABLE(40, false),
+    /** A cluster's nodes and regions with their leaders (issue 19); a single server answers INVALID_ARGUMENT. */
+    CLUSTER_STATUS(41, true);
 
     private static final OpCode[] BY_CODE = new OpCode[256];
 

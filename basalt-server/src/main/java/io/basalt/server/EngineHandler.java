@@ -167,6 +167,10 @@ public final class EngineHandler implements RequestHandler {
                 String name = name(body, op);
                 run(c, id, op, () -> store.admin().compact(name), null);
             }
+            case CLUSTER_STATUS -> {
+                Wire.end(body, "CLUSTER_STATUS");
+                run(c, id, op, () -> store.admin().clusterStatus(), Messages::writeClusterInfo);
+            }
             case LIST_REGIONS -> {
                 String name = name(body, op);
                 run(c, id, op, () -> store.admin().listRegions(name), Messages::writeRegions);

@@ -4,6 +4,7 @@ import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BasaltException;
+import io.basalt.client.ClusterInfo;
 import io.basalt.client.Compression;
 import io.basalt.client.Connection;
 import io.basalt.client.Delete;
@@ -116,6 +117,7 @@ public final class Shell {
                 case "flush" -> await(connection.admin().flush(name(command.args(), 0, "table")));
                 case "compact", "major_compact" -> await(connection.admin().compact(name(command.args(), 0, "table")));
                 case "list_regions" -> listRegions(name(command.args(), 0, "table"));
+                case "status" -> status();
                 case "locate_region" -> locateRegion(command.args());
                 case "split" -> split(command.args());
                 case "merge_region" -> mergeRegion(command.args());
@@ -160,6 +162,7 @@ public final class Shell {
                   count 't'                                   count rows (of a table, or of one region by name)
                   flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
+                  status                                      a cluster's nodes and regions: leaders, replicas, lag
                   locate_region 't', 'row'                    the region holding a row
                   split 't' [, 'row']                         split the region holding row at row (or every region at its middle)
                   merge_region 'region1', 'region2'           merge two neighbouring regions (names from list_regions)
@@ -521,6 +524,38 @@ public final class Shell {
             lines.add(new String[] {r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
                     Long.toString(r.sizeBytes()), Integer.toString(r.files()), Long.toString(r.memtableBytes())});
         }
+        table(header, lines);
+        out.println(regions.size() + " row(s)");
+    }
+
+    /** {@code status}: a cluster's nodes (state, regions led and held) and its regions. */
+    private void status() {
+        ClusterInfo info = await(connection.admin().clusterStatus());
+        List<String[]> nodes = new ArrayList<>();
+        for (ClusterInfo.Node n : info.nodes()) {
+            long held = info.regions().stream().filter(r -> r.replicas().stream().anyMatch(x -> x.node() == n.id()))
+                    .count();
+            long led = info.regions().stream().filter(r -> r.leader() == n.id()).count();
+            nodes.add(new String[] {Integer.toString(n.id()), n.address(), n.up() ? "up" : "down",
+                    Long.toString(held), Long.toString(led)});
+        }
+        table(new String[] {"NODE", "ADDRESS", "STATE", "REGIONS", "LEADS"}, nodes);
+        out.println(info.nodes().size() + " node(s)");
+        List<String[]> regions = new ArrayList<>();
+        for (ClusterInfo.Region r : info.regions()) {
+            StringBuilder replicas = new StringBuilder();
+            for (ClusterInfo.Replica x : r.replicas()) {
+                replicas.append(replicas.isEmpty() ? "" : ", ").append(x.node()).append(' ').append(x.role())
+                        .append(x.lag() >= 0 ? " lag " + x.lag() : "");
+            }
+            regions.add(new String[] {r.table() + "," + r.start() + "," + r.id(), r.start(), r.end(),
+                    r.leader() == 0 ? "none" : Integer.toString(r.leader()), replicas.toString()});
+        }
+        table(new String[] {"REGION_NAME", "START_KEY", "END_KEY", "LEADER", "REPLICAS"}, regions);
+        out.println(info.regions().size() + " region(s)");
+    }
+
+    private void table(String[] header, List<String[]> lines) {
         int[] widths = new int[header.length];
         for (int i = 0; i < header.length; i++) {
             widths[i] = header[i].length();
@@ -530,7 +565,6 @@ public final class Shell {
         }
         printRow(header, widths);
         lines.forEach(line -> printRow(line, widths));
-        out.println(regions.size() + " row(s)");
     }
 
     private void printRow(String[] cells, int[] widths) {

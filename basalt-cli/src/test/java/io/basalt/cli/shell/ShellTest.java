@@ -113,6 +113,12 @@ class ShellTest {
     }
 
     @Test
+    void statusOfAStoreThatIsNoClusterSaysSo() {
+        assertThat(shell.run("status")).isEqualTo(Shell.Outcome.ERROR);
+        assertThat(run("status")).contains("ERROR: not a cluster");
+    }
+
+    @Test
     void helpListsTheCommands() {
         assertThat(run("help")).contains("create").contains("scan").contains("deleteall").contains("exit");
     }

@@ -6,6 +6,7 @@ import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellType;
 import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
+import io.basalt.client.ClusterInfo;
 import io.basalt.client.Compression;
 import io.basalt.client.Delete;
 import io.basalt.client.FamilyDescriptor;
@@ -509,6 +510,67 @@ public final class Messages {
             throw new MalformedFrameException(e.getMessage(), e);
         }
         return results;
+    }
+
+    // ------------------------------------------------------------------ cluster status
+
+    public static void writeClusterInfo(ByteBuf buf, ClusterInfo info) {
+        Wire.writeVarint(buf, info.nodes().size());
+        for (ClusterInfo.Node n : info.nodes()) {
+            Wire.writeVarint(buf, n.id());
+            Wire.writeString(buf, n.address());
+            Wire.writeBoolean(buf, n.up());
+            Wire.writeVarint(buf, n.groups());
+        }
+        Wire.writeVarint(buf, info.regions().size());
+        for (ClusterInfo.Region r : info.regions()) {
+            Wire.writeString(buf, r.table());
+            Wire.writeVarlong(buf, r.id());
+            Wire.writeString(buf, r.start());
+            Wire.writeString(buf, r.end());
+            Wire.writeVarint(buf, r.leader());
+            Wire.writeVarint(buf, r.replicas().size());
+            for (ClusterInfo.Replica x : r.replicas()) {
+                Wire.writeVarint(buf, x.node());
+                Wire.writeString(buf, x.role());
+                Wire.writeVarlong(buf, x.lag() + 1); // -1 (unknown) as 0
+            }
+        }
+    }
+
+    public static ClusterInfo readClusterInfo(ByteBuf buf) {
+        int nodes = Wire.readVarint(buf, "node count");
+        if (nodes > buf.readableBytes()) {
+            throw new MalformedFrameException(nodes + " nodes cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<ClusterInfo.Node> ns = new ArrayList<>(nodes);
+        for (int i = 0; i < nodes; i++) {
+            ns.add(new ClusterInfo.Node(Wire.readVarint(buf, "node id"), Wire.readString(buf, "node address"),
+                    Wire.readBoolean(buf, "node up"), Wire.readVarint(buf, "node groups")));
+        }
+        int regions = Wire.readVarint(buf, "region count");
+        if (regions > buf.readableBytes()) {
+            throw new MalformedFrameException(regions + " regions cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<ClusterInfo.Region> rs = new ArrayList<>(regions);
+        for (int i = 0; i < regions; i++) {
+            String table = Wire.readString(buf, "region table");
+            long id = Wire.readVarlong(buf, "region id");
+            String start = Wire.readString(buf, "region start");
+            String end = Wire.readString(buf, "region end");
+            int leader = Wire.readVarint(buf, "region leader");
+            int count = Wire.readVarint(buf, "replica count");
+            if (count > buf.readableBytes()) {
+                throw new MalformedFrameException(count + " replicas cannot fit in " + buf.readableBytes() + " bytes");
+            }
+            List<ClusterInfo.Replica> xs = new ArrayList<>(count);
+            for (int j = 0; j < count; j++) {
+                xs.add(new ClusterInfo.Replica(Wire.readVarint(buf, "replica node"), Wire.readString(buf, "replica role"),
+                        Wire.readVarlong(buf, "replica lag") - 1));
+            }
+            rs.add(new ClusterInfo.Region(table, id, start, end, leader, xs));
+        }
+        return new ClusterInfo(ns, rs);
     }
 
     // ------------------------------------------------------------------ errors

@@ -1,6 +1,7 @@
 package io.basalt.client.net;
 
 import io.basalt.client.Admin;
+import io.basalt.client.ClusterInfo;
 import io.basalt.client.RegionInfo;
 import io.basalt.client.TableDescriptor;
 import io.basalt.protocol.OpCode;
@@ -60,6 +61,11 @@ final class RemoteAdmin implements Admin {
     @Override
     public CompletableFuture<Void> compact(String name) {
         return rpc.call(OpCode.COMPACT, "COMPACT '" + name + "'", buf -> Wire.writeString(buf, name), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<ClusterInfo> clusterStatus() {
+        return rpc.call(OpCode.CLUSTER_STATUS, "CLUSTER_STATUS", _ -> { }, Messages::readClusterInfo);
     }
 
     @Override
