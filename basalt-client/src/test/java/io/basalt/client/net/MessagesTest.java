@@ -584,4 +584,24 @@ class MessagesTest {
         assertThatThrownBy(() -> Messages.readGet(zeroVersions)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("versions");
     }
+
+    @Test
+    void clusterInfoRoundTripsAndATruncatedOneIsRefused() {
+        io.basalt.client.ClusterInfo info = new io.basalt.client.ClusterInfo(
+                List.of(new io.basalt.client.ClusterInfo.Node(1, "h1:16020", true, 4),
+                        new io.basalt.client.ClusterInfo.Node(2, "h2:16020", false, 0)),
+                List.of(new io.basalt.client.ClusterInfo.Region("t", 7, "", "g", 1,
+                        List.of(new io.basalt.client.ClusterInfo.Replica(1, "leader", 0),
+                                new io.basalt.client.ClusterInfo.Replica(2, "unreachable", -1)))));
+        io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer();
+        Messages.writeClusterInfo(buf, info);
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        assertThat(Messages.readClusterInfo(io.netty.buffer.Unpooled.wrappedBuffer(bytes))).isEqualTo(info);
+        for (int cut = 0; cut < bytes.length; cut++) {
+            io.netty.buffer.ByteBuf part = io.netty.buffer.Unpooled.wrappedBuffer(java.util.Arrays.copyOf(bytes, cut));
+            assertThatThrownBy(() -> Messages.readClusterInfo(part)).as("cut at %s", cut)
+                    .isInstanceOf(MalformedFrameException.class);
+        }
+    }
 }
