@@ -74,6 +74,16 @@ final class ServerCommand implements Callable<Integer> {
         if (cluster || nodeId != null || peers != null) {
             return runNode(out, c);
         }
+        if (config != null) {
+            java.util.Properties file = new java.util.Properties();
+            try (var in = java.nio.file.Files.newBufferedReader(config)) {
+                file.load(in);
+            }
+            if (file.stringPropertyNames().stream().anyMatch(k -> k.startsWith(ServerConfig.CLUSTER_PREFIX))) {
+                throw new CommandLine.ParameterException(new CommandLine(this), config + " has cluster.* keys, which"
+                        + " only a cluster node (--cluster) reads");
+            }
+        }
         BasaltServer server = BasaltServer.start(c);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("basalt-server-stop").unstarted(() -> {
@@ -105,10 +115,23 @@ final class ServerCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--peers: " + e.getMessage());
         }
-        int r = replication != null ? replication : Math.min(3, nodes.size());
+        java.util.Properties file = new java.util.Properties();
+        if (config != null) {
+            try (var in = java.nio.file.Files.newBufferedReader(config)) {
+                file.load(in);
+            }
+        }
+        RaftTuning tuning = RaftTuning.defaults().withFile(file, config);
+        int r;
+        try {
+            r = replication != null ? replication
+                    : Integer.parseInt(file.getProperty("cluster.replication", String.valueOf(Math.min(3, nodes.size())))
+                            .trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(config + ": cluster.replication is not a number", e);
+        }
         Path dir = data != null ? data : c.dataDir();
-        BasaltNode node = BasaltNode.start(new BasaltNode.Config(nodeId, nodes, dir, r, RaftTuning.defaults(),
-                c.store(), c));
+        BasaltNode node = BasaltNode.start(new BasaltNode.Config(nodeId, nodes, dir, r, tuning, c.store(), c));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("basalt-node-stop").unstarted(() -> {
             out.println("Basalt cluster node " + nodeId + " stopping");

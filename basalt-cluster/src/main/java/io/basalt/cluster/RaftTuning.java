@@ -63,6 +63,63 @@ public record RaftTuning(Duration electionTimeoutMin, Duration electionTimeoutMa
                 bytes);
     }
 
+    /** The configuration file's cluster-mode keys (after {@code cluster.}) and what they set. */
+    public static final java.util.Set<String> KEYS = java.util.Set.of("electionTimeoutMinMillis",
+            "electionTimeoutMaxMillis", "snapshotEveryEntries", "purgeGap", "leaderLease", "logSegmentBytes",
+            "replication");
+
+    /**
+     * These settings with the {@code cluster.*} keys of a configuration file applied over them
+     * ({@code cluster.replication} is not a Raft setting: the caller reads it).
+     *
+     * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
+     */
+    public RaftTuning withFile(java.util.Properties p, java.nio.file.Path file) {
+        RaftTuning t = this;
+        Duration min = electionTimeoutMin;
+        Duration max = electionTimeoutMax;
+        for (String name : new java.util.TreeSet<>(p.stringPropertyNames())) {
+            if (!name.startsWith("cluster.")) {
+                continue;
+            }
+            String key = name.substring("cluster.".length());
+            String value = p.getProperty(name).trim();
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException(file + ": unknown key " + name + "; cluster keys are "
+                        + new java.util.TreeSet<>(KEYS).stream().map(k -> "cluster." + k).toList());
+            }
+            try {
+                t = switch (key) {
+                    case "electionTimeoutMinMillis" -> {
+                        min = Duration.ofMillis(Long.parseLong(value));
+                        yield t;
+                    }
+                    case "electionTimeoutMaxMillis" -> {
+                        max = Duration.ofMillis(Long.parseLong(value));
+                        yield t;
+                    }
+                    case "snapshotEveryEntries" -> t.withSnapshots(Long.parseLong(value), t.purgeGap());
+                    case "purgeGap" -> t.withSnapshots(t.snapshotEveryEntries(), Integer.parseInt(value));
+                    case "leaderLease" -> t.withLeaderLease(switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException("not a boolean (true/false)");
+                    });
+                    case "logSegmentBytes" -> t.withLogSegmentBytes(Long.parseLong(value));
+                    default -> t; // replication: the caller's
+                };
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + ": " + name + " = '" + value + "': " + e.getMessage(), e);
+            }
+        }
+        try {
+            return t.withElectionTimeout(min, max); // both together: either alone may cross the other's default
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": cluster.electionTimeoutMinMillis and"
+                    + " cluster.electionTimeoutMaxMillis: " + e.getMessage(), e);
+        }
+    }
+
     /** Writes these settings into Ratis properties. */
     void applyTo(RaftProperties p) {
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(electionTimeoutMin));

@@ -137,6 +137,9 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         return b;
     }
 
+    /** The prefix of the configuration file's cluster-mode keys, which this class leaves alone. */
+    public static final String CLUSTER_PREFIX = "cluster.";
+
     /**
      * Applies a properties file over this configuration. Keys: {@code host, port, data, durability
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
@@ -144,7 +147,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
-     * backgroundRetryBackoffMillis, regionSplitSize} (see {@link StoreOptions}).
+     * backgroundRetryBackoffMillis, regionSplitSize} (see {@link StoreOptions}). Keys under
+     * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
      */
@@ -155,6 +159,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         }
         Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
         unknown.removeAll(KEYS);
+        unknown.removeIf(k -> k.startsWith(CLUSTER_PREFIX));
         if (!unknown.isEmpty()) {
             throw new IllegalArgumentException(file + ": unknown key(s) " + unknown + "; known keys are "
                     + new TreeSet<>(KEYS));
@@ -162,6 +167,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         Builder b = toBuilder();
         List<String> keys = new ArrayList<>(new TreeSet<>(p.stringPropertyNames()));
         keys.sort(Comparator.comparing(k -> !APPLIED_FIRST.contains(k))); // stable: the rest stay sorted
+        keys.removeIf(k -> k.startsWith(CLUSTER_PREFIX));
         for (String key : keys) {
             String value = p.getProperty(key).trim();
             try {

@@ -64,6 +64,12 @@ class ServerConfigTest {
     }
 
     @Test
+    void clusterKeysAreLeftToTheClusterNode() throws IOException {
+        ServerConfig c = load("cluster.electionTimeoutMinMillis = 100\ncluster.whatever = x\nport = 16099\n");
+        assertThat(c.port()).isEqualTo(16099);
+    }
+
+    @Test
     void unknownKeysAndBadValuesAreNamed() {
         assertThatThrownBy(() -> load("maxWallSize = 1\n"))
                 .isInstanceOf(IllegalArgumentException.class)
