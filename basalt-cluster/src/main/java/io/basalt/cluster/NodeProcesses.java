@@ -141,7 +141,9 @@ public final class NodeProcesses implements AutoCloseable {
     }
 
     private void signal(int id, String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid(id))).redirectErrorStream(true).start();
+        // bash's own kill: a fresh machine may lack procps's /bin/kill, never bash (the launcher is a bash script)
+        Process kill = new ProcessBuilder("bash", "-c", "kill -" + signal + " " + pid(id)).redirectErrorStream(true)
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + signal + " " + pid(id) + " failed");
         }
