@@ -70,7 +70,7 @@ public final class FailoverLoadRun implements java.util.concurrent.Callable<Inte
                 List<Thread> threads = new ArrayList<>();
                 for (int w = 0; w < writers; w++) {
                     int writer = w;
-                    threads.add(Thread.ofPlatform().name("writer-" + w).start(() -> {
+                    threads.add(Thread.ofPlatform().name("writer-" + w).daemon().start(() -> {
                         for (long i = 0; !stop.get(); i++) {
                             String row = "w" + writer + "-" + i;
                             long invoked = System.nanoTime();

@@ -122,10 +122,10 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
             for (int c = 0; c < clients; c++) {
                 int client = c;
                 String uri = rotated(cluster.peers(), c);
-                threads.add(Thread.ofPlatform().name("client-" + c).start(() ->
+                threads.add(Thread.ofPlatform().name("client-" + c).daemon().start(() ->
                         client(client, uri, seed * 31 + client, deadline, history, indeterminate)));
             }
-            Thread nemesis = Thread.ofPlatform().name("nemesis").start(() ->
+            Thread nemesis = Thread.ofPlatform().name("nemesis").daemon().start(() ->
                     nemesis(cluster, new SplittableRandom(seed), deadline, faultLog));
             nemesis.join();
             for (Thread t : threads) {

@@ -189,7 +189,7 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
         List<Thread> workers = new ArrayList<>();
         for (int w = 0; w < threads; w++) {
             int id = w;
-            workers.add(Thread.ofPlatform().name("client-" + w).start(() -> {
+            workers.add(Thread.ofPlatform().name("client-" + w).daemon().start(() -> {
                 SplittableRandom random = new SplittableRandom(42 + id);
                 byte[] field = new byte[100];
                 while (!stop.get()) {
