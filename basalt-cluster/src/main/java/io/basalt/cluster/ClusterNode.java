@@ -269,7 +269,25 @@ public final class ClusterNode implements AutoCloseable {
             return CompletableFuture.failedFuture(new io.basalt.client.UnavailableException(where(group) + ": "
                     + e.getMessage(), e));
         }
-        return sent.thenApply(reply -> content(group, reply));
+        return sent.handle((reply, failure) -> {
+            if (failure != null) {
+                throw mapped(group, failure);
+            }
+            return content(group, reply);
+        });
+    }
+
+    /**
+     * What a failure of a request to a group is for a client: Ratis's own exceptions by kind, a
+     * Basalt exception as it is, anything else the transport's (gRPC's {@code UNAVAILABLE}, a
+     * closed channel, a follower's ReadIndex call to a dead leader): nothing is known to have been
+     * applied, and a retry is safe.
+     */
+    private BasaltException mapped(RaftGroupId group, Throwable failure) {
+        Throwable cause = unwrap(failure);
+        return cause instanceof RaftException r ? failure(group, r)
+                : cause instanceof BasaltException b ? b
+                : new io.basalt.client.UnavailableException(where(group) + ": " + cause, cause);
     }
 
     private CompletableFuture<ByteString> forward(RaftGroupId group, Message message, Kind kind,
@@ -303,13 +321,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         return sent.handle((reply, failure) -> {
             if (failure != null) {
-                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                // Anything else on this path is the transport's (gRPC's UNAVAILABLE, a closed
-                // channel): nothing is known to have been applied, and a retry is safe.
-                throw cause instanceof RaftException r ? failure(group, r)
-                        : cause instanceof BasaltException b ? b
-                        : new io.basalt.client.UnavailableException(where(group) + ": " + cause, cause);
+                throw mapped(group, failure);
             }
             return content(group, reply);
         });
