@@ -1,10 +1,10 @@
 package io.basalt.cli;
 
 import io.basalt.cluster.ClusterPeer;
+import io.basalt.cluster.FreePorts;
 import io.basalt.cluster.ClusterStatus;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +102,7 @@ final class ClusterCommand implements Runnable {
                 }
                 peers = new ArrayList<>();
                 for (int i = 1; i <= nodes; i++) {
-                    peers.add(new ClusterPeer(i, "127.0.0.1", freePort(), freePort()));
+                    peers.add(new ClusterPeer(i, "127.0.0.1", FreePorts.take(), FreePorts.take()));
                 }
                 Properties p = new Properties();
                 p.setProperty("peers", peers.stream().map(ClusterPeer::toString).collect(Collectors.joining(",")));
@@ -164,11 +164,6 @@ final class ClusterCommand implements Runnable {
             return 0;
         }
 
-        private static int freePort() throws IOException {
-            try (ServerSocket s = new ServerSocket(0)) {
-                return s.getLocalPort();
-            }
-        }
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,

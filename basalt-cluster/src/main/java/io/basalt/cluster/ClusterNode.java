@@ -6,6 +6,7 @@ import io.basalt.client.Result;
 import io.basalt.client.Scan;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.TableDescriptor;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -49,6 +51,16 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * when asked, served stale from this replica.
  */
 public final class ClusterNode implements AutoCloseable {
+
+    static {
+        // Ratis ends the JVM (System.exit) when its gRPC server cannot bind, and, once its ExitUtils
+        // is loaded, on any uncaught exception in any thread. A node is a database server: it
+        // reports a port in use as an error and never lets a library decide that it dies.
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        ExitUtils.disableSystemExit();
+        ExitUtils.setTerminateOnUncaughtException(false);
+        Thread.setDefaultUncaughtExceptionHandler(previous);
+    }
 
     private final RaftPeer self;
     private final RaftServer server;
@@ -84,7 +96,14 @@ public final class ClusterNode implements AutoCloseable {
                         : new RegionStateMachine(options))
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
-        server.start();
+        try {
+            server.start();
+        } catch (ExitUtils.ExitException | IOException e) {
+            closeQuietly(server);
+            Throwable cause = e instanceof ExitUtils.ExitException && e.getCause() != null ? e.getCause() : e;
+            throw new IOException("node " + self.getId() + " cannot start its Raft server on " + address + ": "
+                    + rootMessage(cause), cause);
+        }
         return new ClusterNode(self, server);
     }
 
@@ -350,12 +369,20 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(RaftClient c) {
+    private static void closeQuietly(Closeable c) {
         try {
             c.close();
-        } catch (IOException e) {
-            // a client that cannot close holds nothing we need
+        } catch (IOException | RuntimeException e) {
+            // a client or a server that failed to start holds nothing we need
         }
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() != null ? root.getMessage() : root.toString();
     }
 
     private BasaltException failure(RaftGroupId group, RaftException e) {

@@ -1,7 +1,6 @@
 package io.basalt.cluster;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,16 +36,11 @@ public final class NodeProcesses implements AutoCloseable {
         this.jvmArgs = List.copyOf(jvmArgs);
         this.processes = new Process[nodes];
         for (int i = 1; i <= nodes; i++) {
-            peers.add(new ClusterPeer(i, "127.0.0.1", freePort(), freePort()));
+            peers.add(new ClusterPeer(i, "127.0.0.1", FreePorts.take(), FreePorts.take()));
         }
         Files.createDirectories(dir);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     public List<ClusterPeer> peers() {
         return List.copyOf(peers);

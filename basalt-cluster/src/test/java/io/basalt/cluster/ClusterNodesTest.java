@@ -38,7 +38,7 @@ class ClusterNodesTest {
     static List<ClusterPeer> nodes(int count) throws Exception {
         List<ClusterPeer> out = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            out.add(new ClusterPeer(i, "127.0.0.1", LocalRegionGroup.freePort(), LocalRegionGroup.freePort()));
+            out.add(new ClusterPeer(i, "127.0.0.1", FreePorts.take(), FreePorts.take()));
         }
         return out;
     }

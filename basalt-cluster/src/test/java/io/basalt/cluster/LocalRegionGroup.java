@@ -5,7 +5,6 @@ import io.basalt.client.Result;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.TableDescriptor;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +35,7 @@ final class LocalRegionGroup implements AutoCloseable {
         this.root = root;
         this.tuning = tuning;
         for (int i = 0; i < size; i++) {
-            peers.add(RaftPeer.newBuilder().setId("n" + i).setAddress("127.0.0.1:" + freePort()).build());
+            peers.add(RaftPeer.newBuilder().setId("n" + i).setAddress("127.0.0.1:" + FreePorts.take()).build());
         }
         this.group = RaftGroup.valueOf(RaftGroupId.randomId(), peers);
         this.nodes = new ClusterNode[size];
@@ -46,11 +45,6 @@ final class LocalRegionGroup implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     RaftGroupId id() {
         return group.getGroupId();

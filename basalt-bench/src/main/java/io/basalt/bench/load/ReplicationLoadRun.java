@@ -6,9 +6,9 @@ import io.basalt.client.Connection;
 import io.basalt.client.Get;
 import io.basalt.client.Put;
 import io.basalt.client.TableDescriptor;
+import io.basalt.cluster.FreePorts;
 import io.basalt.cluster.NodeProcesses;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,10 +95,7 @@ public final class ReplicationLoadRun implements java.util.concurrent.Callable<I
         }
         Path root = Files.createTempDirectory("basalt-replication-");
         try {
-            int port;
-            try (ServerSocket s = new ServerSocket(0)) {
-                port = s.getLocalPort();
-            }
+            int port = FreePorts.take();
             Path log = root.resolve("server.log");
             Process server = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
                     "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx2g", "-cp",
