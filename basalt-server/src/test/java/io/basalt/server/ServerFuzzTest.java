@@ -669,7 +669,8 @@ class ServerFuzzTest {
             Map<OpCode, Long> recordedOps = recording.stream().collect(
                     java.util.stream.Collectors.groupingBy(RecordedFrame::op, TreeMap::new,
                             java.util.stream.Collectors.counting()));
-            System.out.println("fuzz: recorded " + recording.size() + " frames: " + recordedOps);
+            System.out.println("fuzz: seed " + seed + " (-Dbasalt.fuzz.seed repeats it); recorded " + recording.size()
+                    + " frames: " + recordedOps);
             assertThat(recordedOps.keySet()).as("ops in the recorded traffic").containsAll(RECORDED_OPS);
 
             Thread goodClient = Thread.ofPlatform().name("good-client").start(() -> {
@@ -700,8 +701,9 @@ class ServerFuzzTest {
             for (int t = 0; t < threads; t++) {
                 Fuzzer fuzzer = new Fuzzer(seed + t, recording);
                 fuzzers.add(fuzzer);
+                long index = t;
                 workers.add(pool.submit(() -> {
-                    SplittableRandom choose = new SplittableRandom(seed ^ fuzzer.hashCode());
+                    SplittableRandom choose = new SplittableRandom(seed ^ (index << 32));
                     while (sent.get() < frames) {
                         if (choose.nextInt(10) < 6) {
                             answered.addAndGet(answerableConnection(port, fuzzer, 1000 + choose.nextInt(2000)));
@@ -811,7 +813,9 @@ class ServerFuzzTest {
                     // the server may close while we still write
                 }
             }
-            assertThat(c.awaitClosedByServer()).as("the server closes a connection whose stream broke").isTrue();
+            assertThat(c.awaitClosedByServer()).as("the server closes a connection whose stream broke (after %d good"
+                    + " frames; the killer's first bytes: %s)", before, java.util.HexFormat.ofDelimiter(" ")
+                    .formatHex(killer.bytes(), 0, Math.min(64, killer.bytes().length))).isTrue();
         }
         return before + 1;
     }
