@@ -262,6 +262,7 @@ public final class BasaltNode implements AutoCloseable {
 
     private void keep() {
         boolean registered = false;
+        long round = 0;
         while (!closed) {
             try {
                 if (!registered) {
@@ -272,6 +273,12 @@ public final class BasaltNode implements AutoCloseable {
                 }
                 if (cluster.isLeader(MetaStateMachine.GROUP_ID)) {
                     bringRegionsOnline();
+                    watchNodes();
+                } else {
+                    lastSeen.clear(); // a new metadata leader gives every node the whole timeout again
+                }
+                if (round++ % 4 == 0) {
+                    leaveStrayGroups();
                 }
             } catch (Exception e) {
                 if (!closed) {
@@ -307,6 +314,174 @@ public final class BasaltNode implements AutoCloseable {
             meta(MetaStateMachine.regionOnline(r.table(), r.id()), ClusterNode.Kind.WRITE, "region online")
                     .get(30, TimeUnit.SECONDS);
             LOG.info("Region {} of {} is online on nodes {}", r.id(), r.table(), r.replicas());
+        }
+    }
+
+    // ------------------------------------------------------------------ dead nodes, re-replication
+
+    /** When the metadata leader last heard from each node (nanoTime); empty while not the leader. */
+    private final Map<Integer, Long> lastSeen = new ConcurrentHashMap<>();
+    private final Map<Integer, RaftClient> probes = new ConcurrentHashMap<>();
+    private final java.util.Set<RaftGroupId> noSpareWarned = ConcurrentHashMap.newKeySet();
+
+    /**
+     * On the metadata leader: asks every node's Raft server whether it answers; a node silent for
+     * the dead-node timeout is declared dead in the metadata group and each of its replicas is
+     * re-created on another live node; a dead node that answers again is declared alive.
+     */
+    private void watchNodes() throws Exception {
+        long now = System.nanoTime();
+        Map<Integer, CompletableFuture<Boolean>> asked = new java.util.TreeMap<>();
+        for (ClusterPeer n : config.nodes()) {
+            asked.put(n.id(), n.id() == config.nodeId() ? CompletableFuture.completedFuture(true)
+                    : CompletableFuture.supplyAsync(() -> answers(n), Thread.ofVirtual()::start));
+        }
+        java.util.SortedSet<Integer> dead = deadNodes();
+        for (Map.Entry<Integer, CompletableFuture<Boolean>> e : asked.entrySet()) {
+            int id = e.getKey();
+            boolean up = e.getValue().completeOnTimeout(false, 3, TimeUnit.SECONDS).join();
+            lastSeen.putIfAbsent(id, now);
+            if (up) {
+                lastSeen.put(id, now);
+                if (dead.contains(id)) {
+                    meta(MetaStateMachine.nodeState(id, true), ClusterNode.Kind.WRITE, "node alive")
+                            .get(30, TimeUnit.SECONDS);
+                    LOG.info("Node {} answers again: declared alive", id);
+                }
+            } else if (!dead.contains(id) && now - lastSeen.get(id) > config.tuning().deadNodeTimeout().toNanos()) {
+                meta(MetaStateMachine.nodeState(id, false), ClusterNode.Kind.WRITE, "node dead")
+                        .get(30, TimeUnit.SECONDS);
+                dead.add(id);
+                LOG.warn("Node {} has not answered for {}: declared dead; its replicas will be re-created", id,
+                        config.tuning().deadNodeTimeout());
+            }
+        }
+        if (dead.isEmpty()) {
+            return;
+        }
+        ByteBuf body = meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null), ClusterNode.Kind.READ,
+                "all regions").get(30, TimeUnit.SECONDS);
+        for (MetaState.Region r : MetaStateMachine.readRegions(body)) {
+            if (!r.online()) {
+                continue;
+            }
+            for (int replica : r.replicas()) {
+                if (dead.contains(replica)) {
+                    replaceReplica(r, replica, dead);
+                    break; // one move per region per round; the next round sees the new replicas
+                }
+            }
+        }
+    }
+
+    private boolean answers(ClusterPeer n) {
+        RaftPeer p = peer(n);
+        RaftClient c = probes.computeIfAbsent(n.id(), _ -> {
+            RaftProperties props = new RaftProperties();
+            org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
+                    org.apache.ratis.util.TimeDuration.valueOf(1, TimeUnit.SECONDS));
+            return RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(MetaStateMachine.GROUP_ID, p))
+                    .setProperties(props).setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build();
+        });
+        try {
+            c.getGroupManagementApi(p.getId()).list();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private java.util.SortedSet<Integer> deadNodes() throws Exception {
+        ByteBuf body = meta(MetaStateMachine.query(MetaStateMachine.DEAD_NODES, null), ClusterNode.Kind.READ,
+                "dead nodes").get(30, TimeUnit.SECONDS);
+        java.util.SortedSet<Integer> out = new java.util.TreeSet<>();
+        int count = io.basalt.protocol.Wire.readVarint(body, "dead node count");
+        for (int i = 0; i < count; i++) {
+            out.add(io.basalt.protocol.Wire.readVarint(body, "dead node"));
+        }
+        return out;
+    }
+
+    /**
+     * Moves {@code r}'s replica off the dead node {@code from}: the metadata group picks the live
+     * node to take it (and records the move), the group is created there, the region's leader
+     * changes the group's configuration to the new replicas (Ratis brings the new member up to date
+     * first, by log or by snapshot), and the metadata group records the move as done. Every step
+     * may be repeated: a metadata leader that dies half way leaves a move the next one finishes.
+     */
+    private void replaceReplica(MetaState.Region r, int from, java.util.Set<Integer> dead) throws Exception {
+        MetaState.Region moving = r;
+        if (r.joining() == 0 || dead.contains(r.joining())) {
+            if (config.nodes().stream().noneMatch(n -> !dead.contains(n.id()) && !r.wants(n.id()))) {
+                if (noSpareWarned.add(r.groupId())) {
+                    LOG.warn("Region {} of {} lost its replica on node {} and no live node can take it; it runs on {}"
+                            + " replicas until one can", r.id(), r.table(), from, r.replicas().size() - 1);
+                }
+                return;
+            }
+            noSpareWarned.remove(r.groupId());
+            moving = MetaStateMachine.readRegions(meta(MetaStateMachine.move(true, r, from, 0), ClusterNode.Kind.WRITE,
+                    "start moving a replica").get(30, TimeUnit.SECONDS)).getFirst();
+            if (moving.joining() == 0) {
+                LOG.warn("Region {} of {} lost its replica on node {} and no live node can take it", r.id(), r.table(),
+                        from);
+                return;
+            }
+        }
+        int to = moving.joining();
+        List<Integer> target = new ArrayList<>(moving.replicas());
+        target.remove(Integer.valueOf(from));
+        target.add(to);
+        List<RaftPeer> targetPeers = replicas(moving.withReplicas(target, 0));
+        RaftGroup targetGroup = RaftGroup.valueOf(r.groupId(), targetPeers);
+        LOG.info("Region {} of {}: re-creating the replica of dead node {} on node {}", r.id(), r.table(), from, to);
+        addGroup(RaftPeerId.valueOf("n" + to), targetGroup);
+        List<RaftPeer> everyone = new ArrayList<>(replicas(moving));
+        targetPeers.stream().filter(p -> !everyone.contains(p)).forEach(everyone::add);
+        RaftProperties props = new RaftProperties();
+        org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
+                org.apache.ratis.util.TimeDuration.valueOf(120, TimeUnit.SECONDS));
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(r.groupId(), everyone))
+                .setProperties(props).build()) {
+            var reply = c.admin().setConfiguration(targetPeers);
+            if (!reply.isSuccess()) {
+                throw new IOException("region " + r.id() + " of " + r.table() + ": changing its replicas to " + target
+                        + " failed: " + reply.getException());
+            }
+        }
+        MetaState.Region done = MetaStateMachine.readRegions(meta(MetaStateMachine.move(false, r, from, to),
+                ClusterNode.Kind.WRITE, "finish moving a replica").get(30, TimeUnit.SECONDS)).getFirst();
+        router.byGroup.put(done.groupId(), done);
+        cluster.membersChanged(done.groupId());
+        LOG.info("Region {} of {} is on nodes {} now", r.id(), r.table(), done.replicas());
+    }
+
+    /**
+     * Leaves the groups this node hosts that the metadata no longer gives it: a replica moved away
+     * while this node was dead, or a table dropped while it was down. The local list is read before
+     * the map, so a group created since (always after the metadata that names it) is never taken
+     * for a stray.
+     */
+    private void leaveStrayGroups() throws Exception {
+        List<RaftGroupId> local = cluster.groups();
+        if (local.stream().allMatch(MetaStateMachine.GROUP_ID::equals)) {
+            return;
+        }
+        ByteBuf body = meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null), ClusterNode.Kind.READ,
+                "all regions").get(30, TimeUnit.SECONDS);
+        Map<RaftGroupId, MetaState.Region> byGroup = new java.util.HashMap<>();
+        MetaStateMachine.readRegions(body).forEach(r -> byGroup.put(r.groupId(), r));
+        for (RaftGroupId g : local) {
+            if (g.equals(MetaStateMachine.GROUP_ID)) {
+                continue;
+            }
+            MetaState.Region r = byGroup.get(g);
+            if (r == null || !r.wants(config.nodeId())) {
+                LOG.info("Node {}: leaving group {} ({}); its replica here is deleted", config.nodeId(), g,
+                        r == null ? "its table was dropped" : "region " + r.id() + " of " + r.table()
+                                + " is on nodes " + r.replicas() + " now");
+                cluster.leave(g);
+            }
         }
     }
 
@@ -355,6 +530,13 @@ public final class BasaltNode implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         keeper.interrupt();
+        probes.values().forEach(c -> {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // a probe client holds nothing worth reporting
+            }
+        });
         try {
             server.close();
         } finally {

@@ -145,6 +145,26 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /** The groups this node is a member of now. */
+    public List<RaftGroupId> groups() throws IOException {
+        List<RaftGroupId> out = new java.util.ArrayList<>();
+        server.getGroupIds().forEach(out::add);
+        return out;
+    }
+
+    /**
+     * Leaves {@code group} and deletes its log, snapshots and replica here: the group no longer has
+     * this node as a member (its replica moved, or its table was dropped while this node was down).
+     */
+    public void leave(RaftGroupId group) throws IOException {
+        RaftClientReply reply = server.groupManagement(GroupManagementRequest.newRemove(clientId, self.getId(),
+                callIds.incrementAndGet(), group, true, false));
+        if (!reply.isSuccess()) {
+            throw new IOException(self.getId() + " could not leave group " + group + ": " + reply.getException());
+        }
+        membersChanged(group);
+    }
+
     public boolean hosts(RaftGroupId group) throws IOException {
         for (RaftGroupId id : server.getGroupIds()) {
             if (id.equals(group)) {
@@ -327,6 +347,12 @@ public final class ClusterNode implements AutoCloseable {
             });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+        RaftGroup members = resolver.apply(group);
+        if (members != null && LinkFaults.cutOffFromAll(self.getId().toString(),
+                members.getPeers().stream().map(p -> p.getId().toString()).toList())) {
+            return CompletableFuture.failedFuture(new io.basalt.client.UnavailableException(where(group)
+                    + ": node " + self.getId() + " is cut off from every other member"));
         }
         CompletableFuture<RaftClientReply> sent;
         try {

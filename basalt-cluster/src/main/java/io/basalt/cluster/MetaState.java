@@ -25,9 +25,13 @@ import org.apache.ratis.protocol.RaftGroupId;
  */
 final class MetaState {
 
-    /** One region: rows {@code [start, end)} of a table ({@code end} empty: to the table's end). */
+    /**
+     * One region: rows {@code [start, end)} of a table ({@code end} empty: to the table's end),
+     * replicated on the nodes {@code replicas}; {@code joining} is the node a replica is being
+     * re-created on (it holds the group while it catches up), 0 when none is.
+     */
     record Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas,
-                  boolean online) {
+                  boolean online, int joining) {
         RaftGroupId groupId() {
             return RaftGroupId.valueOf(group);
         }
@@ -37,14 +41,29 @@ final class MetaState {
         }
 
         Region markedOnline() {
-            return new Region(table, id, start, end, group, replicas, true);
+            return new Region(table, id, start, end, group, replicas, true, joining);
+        }
+
+        Region withReplicas(List<Integer> now, int joiningNow) {
+            return new Region(table, id, start, end, group, now.stream().sorted().toList(), online, joiningNow);
+        }
+
+        /** Whether {@code node} should hold this region's group: a replica, or the one joining. */
+        boolean wants(int node) {
+            return replicas.contains(node) || joining == node;
         }
     }
 
     private final TreeMap<Integer, ClusterPeer> nodes = new TreeMap<>();
     private final TreeMap<String, TableDescriptor> tables = new TreeMap<>();
     private final TreeMap<String, List<Region>> regions = new TreeMap<>();
+    private final java.util.TreeSet<Integer> dead = new java.util.TreeSet<>();
     private long nextRegionId = 1;
+
+    /** The nodes declared dead (and not seen since). */
+    java.util.SortedSet<Integer> dead() {
+        return java.util.Collections.unmodifiableSortedSet(dead);
+    }
 
     List<ClusterPeer> nodes() {
         return List.copyOf(nodes.values());
@@ -113,10 +132,10 @@ final class MetaState {
                 throw new IllegalArgumentException("split keys must be distinct and not empty");
             }
         }
-        Map<Integer, Integer> load = new TreeMap<>();
-        nodes.keySet().forEach(id -> load.put(id, 0));
-        for (Region r : allRegions()) {
-            r.replicas().forEach(id -> load.merge(id, 1, Integer::sum));
+        Map<Integer, Integer> load = load();
+        if (replication > load.size()) {
+            throw new IllegalArgumentException("replication " + replication + " needs as many live nodes; nodes "
+                    + dead + " of " + nodes.size() + " are dead");
         }
         List<Region> created = new ArrayList<>();
         for (int i = 0; i <= keys.size(); i++) {
@@ -128,7 +147,7 @@ final class MetaState {
             replicas.forEach(id -> load.merge(id, 1, Integer::sum));
             long id = nextRegionId++;
             UUID group = UUID.nameUUIDFromBytes((table.name() + "/" + id + "/" + index).getBytes(StandardCharsets.UTF_8));
-            created.add(new Region(table.name(), id, start, end, group, replicas, false));
+            created.add(new Region(table.name(), id, start, end, group, replicas, false, 0));
         }
         tables.put(table.name(), table);
         regions.put(table.name(), created);
@@ -145,6 +164,105 @@ final class MetaState {
             }
         }
         throw new IllegalArgumentException("table " + table + " has no region " + regionId);
+    }
+
+    /** Replicas per live node: what placement balances. */
+    private Map<Integer, Integer> load() {
+        Map<Integer, Integer> load = new TreeMap<>();
+        nodes.keySet().stream().filter(id -> !dead.contains(id)).forEach(id -> load.put(id, 0));
+        for (Region r : allRegions()) {
+            r.replicas().stream().filter(load::containsKey).forEach(id -> load.merge(id, 1, Integer::sum));
+            if (r.joining() != 0 && load.containsKey(r.joining())) {
+                load.merge(r.joining(), 1, Integer::sum);
+            }
+        }
+        return load;
+    }
+
+    /** Declares a node dead (it stopped answering) or alive again; placement skips dead nodes. */
+    void nodeState(int node, boolean alive) {
+        if (!nodes.containsKey(node)) {
+            throw new IllegalArgumentException("node " + node + " is not in the cluster " + nodes.keySet());
+        }
+        if (alive) {
+            dead.remove(node);
+        } else {
+            dead.add(node);
+        }
+    }
+
+    /**
+     * Where a replica of {@code r} on {@code from} should be re-created: the live node holding the
+     * fewest replicas among those without one of {@code r} (ties to the lower id); 0 when none is.
+     */
+    int replacementFor(Region r) {
+        return load().entrySet().stream().filter(e -> !r.wants(e.getKey()))
+                .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey).orElse(0);
+    }
+
+    /**
+     * Starts moving {@code region}'s replica from {@code from} to {@code to}: {@code to} joins (its
+     * group is created and catches up) while {@code from} stays listed until {@link #finishMove}.
+     * Again with the same nodes it changes nothing; a move whose joining node has since died may be
+     * restarted towards another. With {@code to} 0 the node is {@link #replacementFor}'s choice
+     * (none: nothing changes).
+     */
+    Region startMove(String table, long region, int from, int to) {
+        Region r = region(table, region);
+        if (to == 0) { // the metadata picks
+            to = replacementFor(r);
+            if (to == 0) {
+                return r;
+            }
+        }
+        if (!r.replicas().contains(from)) {
+            if (r.replicas().contains(to)) {
+                return r; // finished already
+            }
+            throw new IllegalArgumentException("region " + region + " of " + table + " has no replica on node " + from);
+        }
+        if (!nodes.containsKey(to) || dead.contains(to) || r.replicas().contains(to)) {
+            throw new IllegalArgumentException("node " + to + " cannot take a replica of region " + region + " of "
+                    + table + " (replicas " + r.replicas() + ", dead " + dead + ")");
+        }
+        if (r.joining() != 0 && r.joining() != to && !dead.contains(r.joining())) {
+            throw new IllegalArgumentException("region " + region + " of " + table + " is moving to node "
+                    + r.joining() + " already");
+        }
+        return replace(r, r.withReplicas(r.replicas(), to));
+    }
+
+    /** Ends a move: the region group's configuration has {@code to} in place of {@code from}. */
+    Region finishMove(String table, long region, int from, int to) {
+        Region r = region(table, region);
+        if (!r.replicas().contains(from) && r.replicas().contains(to)) {
+            return r;
+        }
+        if (r.joining() != to || !r.replicas().contains(from)) {
+            throw new IllegalArgumentException("region " + region + " of " + table + " is not moving from node "
+                    + from + " to " + to + " (replicas " + r.replicas() + ", joining " + r.joining() + ")");
+        }
+        List<Integer> now = new ArrayList<>(r.replicas());
+        now.remove(Integer.valueOf(from));
+        now.add(to);
+        return replace(r, r.withReplicas(now, 0));
+    }
+
+    private Region region(String table, long region) {
+        for (Region r : regions(table)) {
+            if (r.id() == region) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("table " + table + " has no region " + region);
+    }
+
+    private Region replace(Region old, Region now) {
+        List<Region> list = new ArrayList<>(regions.get(old.table()));
+        list.set(list.indexOf(old), now);
+        regions.put(old.table(), List.copyOf(list));
+        return now;
     }
 
     /** Drops a table; returns its regions, whose groups the caller removes from their nodes. */
@@ -178,6 +296,7 @@ final class MetaState {
         Wire.writeVarint(buf, r.replicas().size());
         r.replicas().forEach(id -> Wire.writeVarint(buf, id));
         Wire.writeBoolean(buf, r.online());
+        Wire.writeVarint(buf, r.joining());
     }
 
     static Region readRegion(ByteBuf buf) {
@@ -194,7 +313,8 @@ final class MetaState {
         for (int i = 0; i < count; i++) {
             replicas.add(Wire.readVarint(buf, "replica"));
         }
-        return new Region(table, id, start, end, group, List.copyOf(replicas), Wire.readBoolean(buf, "online"));
+        boolean online = Wire.readBoolean(buf, "online");
+        return new Region(table, id, start, end, group, List.copyOf(replicas), online, Wire.readVarint(buf, "joining"));
     }
 
     /** The whole state, for a snapshot. */
@@ -202,6 +322,8 @@ final class MetaState {
         buf.writeLong(nextRegionId);
         Wire.writeVarint(buf, nodes.size());
         nodes.values().forEach(n -> writeNode(buf, n));
+        Wire.writeVarint(buf, dead.size());
+        dead.forEach(id -> Wire.writeVarint(buf, id));
         Wire.writeVarint(buf, tables.size());
         for (TableDescriptor t : tables.values()) {
             Messages.writeTable(buf, t);
@@ -218,6 +340,10 @@ final class MetaState {
         for (int i = 0; i < nodes; i++) {
             ClusterPeer n = readNode(buf);
             s.nodes.put(n.id(), n);
+        }
+        int deadCount = Wire.readVarint(buf, "dead node count");
+        for (int i = 0; i < deadCount; i++) {
+            s.dead.add(Wire.readVarint(buf, "dead node"));
         }
         int tables = Wire.readVarint(buf, "table count");
         for (int i = 0; i < tables; i++) {

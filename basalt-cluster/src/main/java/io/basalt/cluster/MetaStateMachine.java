@@ -44,7 +44,10 @@ import org.apache.ratis.util.MD5FileUtil;
  *   CREATE_TABLE:  table splitKeys:(count { bytes }) replication:varint
  *   REGION_ONLINE: table:string region:varlong
  *   DROP_TABLE:    table:string
- * query   := version:u8 kind:u8 { NODES | TABLES | REGIONS table:string | ALL_REGIONS }
+ *   NODE_STATE:    node:varint alive:bool
+ *   MOVE_START:    table:string region:varlong from:varint to:varint
+ *   MOVE_DONE:     table:string region:varlong from:varint to:varint
+ * query   := version:u8 kind:u8 { NODES | TABLES | REGIONS table:string | ALL_REGIONS | DEAD_NODES }
  * reply   := status:u8 (OK: the regions a command created or dropped, or the query's answer | error)
  * </pre>
  */
@@ -55,11 +58,15 @@ public final class MetaStateMachine extends BaseStateMachine {
     static final int CREATE_TABLE = 2;
     static final int REGION_ONLINE = 3;
     static final int DROP_TABLE = 4;
+    static final int NODE_STATE = 5;
+    static final int MOVE_START = 6;
+    static final int MOVE_DONE = 7;
 
     static final int NODES = 1;
     static final int TABLES = 2;
     static final int REGIONS = 3;
     static final int ALL_REGIONS = 4;
+    static final int DEAD_NODES = 5;
 
     /** The metadata group's id: the same on every node of every cluster. */
     public static final RaftGroupId GROUP_ID =
@@ -178,6 +185,22 @@ public final class MetaStateMachine extends BaseStateMachine {
         return command(DROP_TABLE, buf -> Wire.writeString(buf, table));
     }
 
+    static Message nodeState(int node, boolean alive) {
+        return command(NODE_STATE, buf -> {
+            Wire.writeVarint(buf, node);
+            Wire.writeBoolean(buf, alive);
+        });
+    }
+
+    static Message move(boolean start, MetaState.Region r, int from, int to) {
+        return command(start ? MOVE_START : MOVE_DONE, buf -> {
+            Wire.writeString(buf, r.table());
+            Wire.writeVarlong(buf, r.id());
+            Wire.writeVarint(buf, from);
+            Wire.writeVarint(buf, to);
+        });
+    }
+
     static Message query(int kind, String table) {
         return command(kind, buf -> {
             if (table != null) {
@@ -224,6 +247,16 @@ public final class MetaStateMachine extends BaseStateMachine {
                     case REGION_ONLINE -> state.regionOnline(Wire.readString(buf, "table"),
                             Wire.readVarlong(buf, "region"));
                     case DROP_TABLE -> writeRegions(out, state.dropTable(Wire.readString(buf, "table")));
+                    case NODE_STATE -> state.nodeState(Wire.readVarint(buf, "node"), Wire.readBoolean(buf, "alive"));
+                    case MOVE_START, MOVE_DONE -> {
+                        String table = Wire.readString(buf, "table");
+                        long region = Wire.readVarlong(buf, "region");
+                        int from = Wire.readVarint(buf, "from");
+                        int to = Wire.readVarint(buf, "to");
+                        MetaState.Region r = kind == MOVE_START ? state.startMove(table, region, from, to)
+                                : state.finishMove(table, region, from, to);
+                        writeRegions(out, List.of(r));
+                    }
                     default -> throw new MalformedFrameException("metadata command kind " + kind + " is unknown");
                 }
                 return out;
@@ -249,6 +282,10 @@ public final class MetaStateMachine extends BaseStateMachine {
                     case TABLES -> Messages.writeTables(out, state.tables());
                     case REGIONS -> writeRegions(out, state.regions(Wire.readString(buf, "table")));
                     case ALL_REGIONS -> writeRegions(out, state.allRegions());
+                    case DEAD_NODES -> {
+                        Wire.writeVarint(out, state.dead().size());
+                        state.dead().forEach(id -> Wire.writeVarint(out, id));
+                    }
                     default -> throw new MalformedFrameException("metadata query kind " + kind + " is unknown");
                 }
                 return out;

@@ -12,7 +12,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * One cluster node as a process, for {@link NodeProcesses} (tests, load runs): {@code --node-id N
  * --peers SPEC --data DIR [--replication R] [--election-ms MIN:MAX]}. Prints {@code node N ready}
- * once serving; SIGTERM stops it cleanly. The command line's {@code basalt server --cluster} is the
+ * once serving; SIGTERM stops it cleanly. With {@code -Dbasalt.nemesis.links=FILE} it follows the link
+ * cuts a nemesis writes there ({@link LinkFaults}). The command line's {@code basalt server --cluster} is the
  * same node with its configuration file.
  */
 public final class NodeMain {
@@ -31,6 +32,10 @@ public final class NodeMain {
             String[] ms = a.get("--election-ms").split(":");
             tuning = tuning.withElectionTimeout(Duration.ofMillis(Long.parseLong(ms[0])),
                     Duration.ofMillis(Long.parseLong(ms[1])));
+        }
+        String links = System.getProperty("basalt.nemesis.links");
+        if (links != null) {
+            LinkFaults.follow(Path.of(links), "n" + id);
         }
         int replication = Integer.parseInt(a.getOrDefault("--replication", String.valueOf(Math.min(3, peers.size()))));
         BasaltNode node = BasaltNode.start(new BasaltNode.Config(id, peers, Path.of(a.get("--data")), replication,

@@ -78,6 +78,7 @@ public final class NodeProcesses implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xmx512m"));
         command.addAll(jvmArgs);
+        command.add("-Dbasalt.nemesis.links=" + links(id));
         // For profiling a run's nodes, e.g. -Dbasalt.nodes.jvmArgs=-XX:StartFlightRecording=filename=n.jfr
         String extra = System.getProperty("basalt.nodes.jvmArgs", "").replace("{id}", String.valueOf(id));
         if (!extra.isBlank()) {
@@ -141,6 +142,39 @@ public final class NodeProcesses implements AutoCloseable {
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + signal + " " + pid(id) + " failed");
         }
+    }
+
+    /**
+     * Cuts every link between {@code id} and the other nodes (both ways: each side refuses the
+     * other's Raft messages), as a network partition would; {@link #heal} restores them.
+     */
+    public void isolate(int id) throws IOException {
+        for (ClusterPeer p : peers) {
+            String cut = p.id() == id
+                    ? peers.stream().filter(o -> o.id() != id).map(ClusterPeer::peerId).collect(Collectors.joining(","))
+                    : "n" + id;
+            writeLinks(p.id(), cut);
+        }
+    }
+
+    /** Every link between nodes works again. */
+    public void heal() throws IOException {
+        for (ClusterPeer p : peers) {
+            writeLinks(p.id(), "");
+        }
+    }
+
+    private Path links(int id) {
+        return dir.resolve("links").resolve("node" + id);
+    }
+
+    private void writeLinks(int id, String cut) throws IOException {
+        Path file = links(id);
+        Files.createDirectories(file.getParent());
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        Files.writeString(next, cut);
+        Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** The node that leads the first region of {@code table} now, or 0 when none does. */

@@ -22,9 +22,11 @@ import org.apache.ratis.util.TimeDuration;
  * @param purgeGap log entries purged in steps of at least this many
  * @param leaderLease whether the leader serves linearizable reads on its lease (else ReadIndex always)
  * @param logSegmentBytes the size a log segment is closed at; only closed segments are purged
+ * @param deadNodeTimeout how long a node may fail to answer the metadata leader before it is declared
+ *     dead and its replicas are re-created on other nodes (default 60 s)
  */
 public record RaftTuning(Duration electionTimeoutMin, Duration electionTimeoutMax, long snapshotEveryEntries,
-                         int purgeGap, boolean leaderLease, long logSegmentBytes) {
+                         int purgeGap, boolean leaderLease, long logSegmentBytes, Duration deadNodeTimeout) {
 
     public RaftTuning {
         if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero()
@@ -35,38 +37,48 @@ public record RaftTuning(Duration electionTimeoutMin, Duration electionTimeoutMa
         if (logSegmentBytes < 64 * 1024) {
             throw new IllegalArgumentException("log segments of " + logSegmentBytes + " bytes; at least 64 KiB");
         }
+        if (deadNodeTimeout.compareTo(electionTimeoutMax) <= 0) {
+            throw new IllegalArgumentException("a dead-node timeout of " + deadNodeTimeout
+                    + " must be longer than the longest election timeout, " + electionTimeoutMax);
+        }
         if (snapshotEveryEntries < 1 || purgeGap < 1) {
             throw new IllegalArgumentException("snapshotEveryEntries and purgeGap must be at least 1");
         }
     }
 
     public static RaftTuning defaults() {
-        return new RaftTuning(Duration.ofSeconds(1), Duration.ofSeconds(2), 100_000, 1024, true, 8L << 20);
+        return new RaftTuning(Duration.ofSeconds(1), Duration.ofSeconds(2), 100_000, 1024, true, 8L << 20,
+                Duration.ofSeconds(60));
     }
 
     public RaftTuning withElectionTimeout(Duration min, Duration max) {
-        return new RaftTuning(min, max, snapshotEveryEntries, purgeGap, leaderLease, logSegmentBytes);
+        return new RaftTuning(min, max, snapshotEveryEntries, purgeGap, leaderLease, logSegmentBytes, deadNodeTimeout);
     }
 
     public RaftTuning withSnapshots(long everyEntries, int purgeGap) {
         return new RaftTuning(electionTimeoutMin, electionTimeoutMax, everyEntries, purgeGap, leaderLease,
-                logSegmentBytes);
+                logSegmentBytes, deadNodeTimeout);
     }
 
     public RaftTuning withLeaderLease(boolean enabled) {
         return new RaftTuning(electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, purgeGap, enabled,
-                logSegmentBytes);
+                logSegmentBytes, deadNodeTimeout);
     }
 
     public RaftTuning withLogSegmentBytes(long bytes) {
         return new RaftTuning(electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, purgeGap, leaderLease,
-                bytes);
+                bytes, deadNodeTimeout);
+    }
+
+    public RaftTuning withDeadNodeTimeout(Duration timeout) {
+        return new RaftTuning(electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, purgeGap, leaderLease,
+                logSegmentBytes, timeout);
     }
 
     /** The configuration file's cluster-mode keys (after {@code cluster.}) and what they set. */
     public static final java.util.Set<String> KEYS = java.util.Set.of("electionTimeoutMinMillis",
             "electionTimeoutMaxMillis", "snapshotEveryEntries", "purgeGap", "leaderLease", "logSegmentBytes",
-            "replication");
+            "deadNodeTimeoutMillis", "replication");
 
     /**
      * These settings with the {@code cluster.*} keys of a configuration file applied over them
@@ -106,6 +118,7 @@ public record RaftTuning(Duration electionTimeoutMin, Duration electionTimeoutMa
                         default -> throw new IllegalArgumentException("not a boolean (true/false)");
                     });
                     case "logSegmentBytes" -> t.withLogSegmentBytes(Long.parseLong(value));
+                    case "deadNodeTimeoutMillis" -> t.withDeadNodeTimeout(Duration.ofMillis(Long.parseLong(value)));
                     default -> t; // replication: the caller's
                 };
             } catch (IllegalArgumentException e) {

@@ -36,14 +36,16 @@ import picocli.CommandLine.Option;
  * The nemesis test of issue 19: a 3-node cluster of processes on loopback, clients running reads,
  * writes, compare-and-sets and increments on a few keys, each connected to a different node first,
  * while a nemesis kills the leader with SIGKILL (restarting it), pauses a node with SIGSTOP for
- * longer than an election (a GC pause), and restarts nodes. Every operation's invocation and
+ * longer than an election (a GC pause), cuts a node's links to the others for longer than an
+ * election (a partition, {@link io.basalt.cluster.LinkFaults}), and restarts nodes. Every operation's invocation and
  * completion goes into a {@link History}; the history must be linearizable for a key-value
  * register with compare-and-set and counters. An operation that failed in a way that says it was
  * not applied is recorded failed; any other failure (a timeout, a lost connection) is recorded
  * indeterminate, and the checker lets it have happened or not.
  *
- * <p>Not injected yet: network partitions (a proxy in front of each node's ports). The election
- * timeouts are the defaults (1-2 s). {@code ./basalt load nemesis [--runs N] [--seconds S]};
+ * <p>A partition cuts Raft traffic and forwarding between the nodes; clients keep their
+ * connections to every node, the isolated one included. The election timeouts are the defaults
+ * (1-2 s). {@code ./basalt load nemesis [--runs N] [--seconds S]};
  * {@code --plant-stale-reads} starts the nodes with a planted bug (reads served from a replica
  * without lease or ReadIndex), which the checker must catch.
  */
@@ -223,13 +225,16 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         };
     }
 
-    /** Faults until the deadline, one every 3-5 s: kill the leader, pause a node, restart a node. */
+    /**
+     * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
+     * node (the leader half the time) off from the others, restart a node.
+     */
     private static void nemesis(NodeProcesses cluster, SplittableRandom random, long deadline, List<String> log) {
         try {
             Thread.sleep(2000);
             int round = 0;
             while (System.nanoTime() + TimeUnit.SECONDS.toNanos(6) < deadline) {
-                switch (round++ % 3) {
+                switch (round++ % 4) {
                     case 0 -> {
                         int leader = cluster.awaitLeader("t", Duration.ofSeconds(30));
                         cluster.kill(leader);
@@ -243,6 +248,15 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
                         log.add("SIGSTOP " + node + " 4 s");
                         Thread.sleep(4000);
                         cluster.resume(node);
+                    }
+                    case 2 -> {
+                        // half the time the leader itself: the old leader with clients still talking to it
+                        int node = random.nextBoolean() ? cluster.awaitLeader("t", Duration.ofSeconds(30))
+                                : 1 + random.nextInt(3);
+                        cluster.isolate(node);
+                        log.add("partition " + node + " 4 s");
+                        Thread.sleep(4000);
+                        cluster.heal();
                     }
                     default -> {
                         int node = 1 + random.nextInt(3);

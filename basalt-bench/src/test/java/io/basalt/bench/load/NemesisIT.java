@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The bounded nemesis test of {@code ./basalt test} (issue 19): one run of {@link NemesisRun} on
  * three node processes with the default election timeouts (1-2 s), under leader kills, a pause
- * past an election and a restart; the history must be linearizable, and the run must count
+ * past an election, a partition past an election and a restart; the history must be linearizable, and the run must count
  * (at least 1,000 operations on the 7 keys, at least 3 faults). Then the same with the planted
  * stale-read bug, which the checker must catch. {@code ./basalt load nemesis --runs N} runs more.
  */
@@ -19,7 +19,7 @@ class NemesisIT {
     Path dir;
 
     @Test
-    void aRunUnderKillsPausesAndRestartsIsLinearizable() throws Exception {
+    void aRunUnderKillsPausesPartitionsAndRestartsIsLinearizable() throws Exception {
         NemesisRun.Outcome o = NemesisRun.runOnce(dir, System.nanoTime(), 45, 8, false);
         System.out.println("NemesisIT: " + o.operations() + " operations, " + o.indeterminate() + " indeterminate, faults "
                 + o.faultLog() + ", " + o.check().verdict());
@@ -27,6 +27,7 @@ class NemesisIT {
                 o.history()).isTrue();
         assertThat(o.operations()).as("a run counts with at least 1,000 operations").isGreaterThanOrEqualTo(1000);
         assertThat(o.faults()).as("and at least 3 faults: %s", o.faultLog()).isGreaterThanOrEqualTo(3);
+        assertThat(o.faultLog()).as("a partition among them").anyMatch(f -> f.startsWith("partition"));
     }
 
     @Test

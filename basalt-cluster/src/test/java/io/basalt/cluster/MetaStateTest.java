@@ -1,0 +1,105 @@
+package io.basalt.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.TableDescriptor;
+import io.basalt.protocol.MalformedFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metadata's placement and replica moves: dead nodes get no new replicas, a move picks the
+ * least loaded live node, repeats of a step change nothing, and the state (dead nodes, moves under
+ * way) survives a snapshot.
+ */
+class MetaStateTest {
+
+    private static MetaState cluster(int nodes) {
+        MetaState s = new MetaState();
+        List<ClusterPeer> list = new ArrayList<>();
+        for (int i = 1; i <= nodes; i++) {
+            list.add(new ClusterPeer(i, "127.0.0.1", 20_000 + i, 21_000 + i));
+        }
+        s.setNodes(list);
+        return s;
+    }
+
+    private static MetaState.Region only(MetaState s, String table) {
+        return s.regions(table).getFirst();
+    }
+
+    @Test
+    void deadNodesGetNoNewReplicas() {
+        MetaState s = cluster(4);
+        s.nodeState(1, false);
+        assertThat(s.createTable(TableDescriptor.of("t", "f"), List.of(), 3, 7).getFirst().replicas())
+                .containsExactly(2, 3, 4);
+        s.nodeState(2, false);
+        assertThatThrownBy(() -> s.createTable(TableDescriptor.of("u", "f"), List.of(), 3, 8))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[1, 2]");
+        s.nodeState(1, true);
+        assertThat(s.dead()).containsExactly(2);
+        assertThatThrownBy(() -> s.nodeState(9, false)).hasMessageContaining("node 9 is not in the cluster");
+    }
+
+    @Test
+    void aMoveTakesTheLeastLoadedLiveNodeAndEachStepMayRepeat() {
+        MetaState s = cluster(5);
+        s.createTable(TableDescriptor.of("a", "f"), List.of(), 3, 1); // 1, 2, 3
+        s.createTable(TableDescriptor.of("b", "f"), List.of(), 3, 2); // 4, 5, 1
+        MetaState.Region a = only(s, "a");
+        assertThat(a.replicas()).containsExactly(1, 2, 3);
+        s.nodeState(2, false);
+        MetaState.Region moving = s.startMove("a", a.id(), 2, 0);
+        assertThat(moving.joining()).as("4 and 5 hold one replica each; the lower id wins").isEqualTo(4);
+        assertThat(moving.replicas()).containsExactly(1, 2, 3);
+        assertThat(moving.wants(4)).isTrue();
+        assertThat(s.startMove("a", a.id(), 2, 4)).as("repeated").isEqualTo(only(s, "a"));
+        assertThatThrownBy(() -> s.startMove("a", a.id(), 2, 5)).hasMessageContaining("moving to node 4 already");
+
+        s.nodeState(4, false); // the joining node dies in turn: the move may restart elsewhere
+        assertThat(s.startMove("a", a.id(), 2, 0).joining()).isEqualTo(5);
+        assertThatThrownBy(() -> s.finishMove("a", a.id(), 2, 4)).hasMessageContaining("is not moving from node 2 to 4");
+        MetaState.Region done = s.finishMove("a", a.id(), 2, 5);
+        assertThat(done.replicas()).containsExactly(1, 3, 5);
+        assertThat(done.joining()).isZero();
+        assertThat(s.finishMove("a", a.id(), 2, 5)).as("repeated").isEqualTo(only(s, "a"));
+        assertThat(s.startMove("a", a.id(), 2, 5)).as("a start repeated after the end").isEqualTo(only(s, "a"));
+        assertThat(done.wants(2)).isFalse();
+
+        s.nodeState(5, false);
+        MetaState.Region none = s.startMove("a", a.id(), 5, 0);
+        assertThat(none.joining()).as("no live node without a replica is left").isZero();
+        assertThatThrownBy(() -> s.startMove("a", a.id(), 4, 2)).hasMessageContaining("has no replica on node 4");
+        assertThatThrownBy(() -> s.startMove("a", a.id(), 5, 2)).hasMessageContaining("cannot take a replica");
+    }
+
+    @Test
+    void deadNodesAndMovesSurviveASnapshot() {
+        MetaState s = cluster(4);
+        s.createTable(TableDescriptor.of("t", "f"), List.of("m".getBytes()), 3, 3);
+        s.nodeState(3, false);
+        long first = s.regions("t").getFirst().id();
+        s.startMove("t", first, 3, 0);
+        ByteBuf buf = Unpooled.buffer();
+        s.writeTo(buf);
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+
+        MetaState read = MetaState.readFrom(Unpooled.wrappedBuffer(bytes));
+        assertThat(read.dead()).containsExactly(3);
+        assertThat(read.regions("t").getFirst().joining()).isEqualTo(4);
+        assertThat(read.regions("t").get(1).joining()).isZero();
+        assertThat(read.regions("t").getFirst().replicas()).containsExactly(1, 2, 3);
+
+        for (int cut = 0; cut < bytes.length; cut++) {
+            int at = cut;
+            assertThatThrownBy(() -> MetaState.readFrom(Unpooled.wrappedBuffer(bytes, 0, at)))
+                    .as("truncated at %d", at).isInstanceOf(MalformedFrameException.class);
+        }
+    }
+}
