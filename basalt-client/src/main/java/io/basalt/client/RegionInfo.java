@@ -15,13 +15,24 @@ import java.util.Arrays;
  *     a split, the part in its range, estimated from the file's index)
  * @param files the SSTables the region reads
  * @param memtableBytes bytes held in its memtables, not yet flushed
+ * @param leader in a cluster, the client address ({@code host:port}) of the node leading the
+ *     region as the answering node knew it; empty when unknown or not a cluster
+ * @param replicas in a cluster, the client addresses of the nodes holding the region's replicas;
+ *     empty when not a cluster
  */
 public record RegionInfo(String table, long id, byte[] start, byte[] end, long sizeBytes, int files,
-                         long memtableBytes) {
+                         long memtableBytes, String leader, java.util.List<String> replicas) {
 
     public RegionInfo {
         start = start.clone();
         end = end.clone();
+        leader = java.util.Objects.requireNonNull(leader, "leader");
+        replicas = java.util.List.copyOf(replicas);
+    }
+
+    /** A region of one server (no leader, no replicas). */
+    public RegionInfo(String table, long id, byte[] start, byte[] end, long sizeBytes, int files, long memtableBytes) {
+        this(table, id, start, end, sizeBytes, files, memtableBytes, "", java.util.List.of());
     }
 
     /** The region's name, as HBase writes it: {@code table,start,id}. */
@@ -48,7 +59,7 @@ public record RegionInfo(String table, long id, byte[] start, byte[] end, long s
     public boolean equals(Object o) {
         return o instanceof RegionInfo r && r.table.equals(table) && r.id == id && Arrays.equals(r.start, start)
                 && Arrays.equals(r.end, end) && r.sizeBytes == sizeBytes && r.files == files
-                && r.memtableBytes == memtableBytes;
+                && r.memtableBytes == memtableBytes && r.leader.equals(leader) && r.replicas.equals(replicas);
     }
 
     @Override
@@ -59,6 +70,8 @@ public record RegionInfo(String table, long id, byte[] start, byte[] end, long s
     @Override
     public String toString() {
         return "RegionInfo{" + name() + ", [" + Bytes.toStringBinary(start) + ", " + Bytes.toStringBinary(end)
-                + "), " + sizeBytes + " bytes in " + files + " files, " + memtableBytes + " in memtables}";
+                + "), " + sizeBytes + " bytes in " + files + " files, " + memtableBytes + " in memtables"
+                + (replicas.isEmpty() ? "" : ", replicas " + replicas + ", leader " + (leader.isEmpty() ? "unknown" : leader))
+                + "}";
     }
 }

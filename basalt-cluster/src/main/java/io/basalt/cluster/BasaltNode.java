@@ -221,8 +221,38 @@ public final class BasaltNode implements AutoCloseable {
         throw new IllegalStateException("no region holds row " + io.basalt.bytes.Bytes.toStringBinary(row));
     }
 
-    static RegionInfo info(MetaState.Region r) {
-        return new RegionInfo(r.table(), r.id(), r.start(), r.end(), -1, 0, 0);
+    /**
+     * A region as clients see it: its replicas' client addresses and its leader's, from this node's
+     * division when it holds one, else asked of the replicas (a second at most each).
+     */
+    RegionInfo describe(MetaState.Region r) {
+        List<String> replicas = r.replicas().stream().map(this::clientAddress).toList();
+        int leader = cluster.leader(r.groupId()).map(BasaltNode::nodeId).orElse(0);
+        if (leader == 0 && !cluster.hostsQuietly(r.groupId())) {
+            for (int id : r.replicas()) {
+                try {
+                    RaftPeerId peer = RaftPeerId.valueOf("n" + id);
+                    var info = probe(id).getGroupManagementApi(peer).info(r.groupId());
+                    if (info.getRoleInfoProto().getRole() == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
+                        leader = id;
+                        break;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // that replica does not answer; ask the next
+                }
+            }
+        }
+        return new RegionInfo(r.table(), r.id(), r.start(), r.end(), -1, 0, 0,
+                leader == 0 ? "" : clientAddress(leader), replicas);
+    }
+
+    private static int nodeId(RaftPeerId peer) {
+        return Integer.parseInt(peer.toString().substring(1));
+    }
+
+    private String clientAddress(int node) {
+        return config.nodes().stream().filter(n -> n.id() == node).findFirst().map(ClusterPeer::clientAddress)
+                .orElse("");
     }
 
     /** The region map, as this node last read it from the metadata group. */
@@ -374,15 +404,21 @@ public final class BasaltNode implements AutoCloseable {
         }
     }
 
-    private boolean answers(ClusterPeer n) {
-        RaftPeer p = peer(n);
-        RaftClient c = probes.computeIfAbsent(n.id(), _ -> {
+    /** A client asking node {@code id}'s Raft server alone, once, waiting a second at most. */
+    private RaftClient probe(int id) {
+        return probes.computeIfAbsent(id, _ -> {
+            RaftPeer p = peer(config.nodes().stream().filter(n -> n.id() == id).findFirst().orElseThrow());
             RaftProperties props = new RaftProperties();
             org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
                     org.apache.ratis.util.TimeDuration.valueOf(1, TimeUnit.SECONDS));
             return RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(MetaStateMachine.GROUP_ID, p))
                     .setProperties(props).setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build();
         });
+    }
+
+    private boolean answers(ClusterPeer n) {
+        RaftPeer p = peer(n);
+        RaftClient c = probe(n.id());
         try {
             c.getGroupManagementApi(p.getId()).list();
             return true;

@@ -40,6 +40,8 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
     /** Rows one scan query fetches from a region. */
     static final int SCAN_PAGE_ROWS = 1000;
+    /** Where regions are described: asking a replica for its leader may wait a second, off the event loop. */
+    private static final java.util.concurrent.Executor DESCRIBE = r -> Thread.ofVirtual().name("describe-regions").start(r);
 
     private final BasaltNode node;
     private final ConnectionTimer timer;
@@ -339,12 +341,15 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         @Override
         public CompletableFuture<List<RegionInfo>> listRegions(String table) {
-            return node.router().regions(table).thenApply(regions -> regions.stream().map(BasaltNode::info).toList());
+            // the region map as the metadata has it now (replicas move), leaders as the replicas know them
+            return node.router().refresh(table).thenApplyAsync(regions -> regions.stream().map(node::describe).toList(),
+                    DESCRIBE);
         }
 
         @Override
         public CompletableFuture<RegionInfo> locateRegion(String table, byte[] row) {
-            return node.router().region(table, row).thenApply(BasaltNode::info);
+            return node.router().refresh(table).thenApplyAsync(regions -> node.describe(BasaltNode.regionOf(regions, row)),
+                    DESCRIBE);
         }
 
         @Override

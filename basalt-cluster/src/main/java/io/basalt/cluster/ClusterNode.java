@@ -69,6 +69,7 @@ public final class ClusterNode implements AutoCloseable {
     private final Map<RaftGroupId, RegionProposer> proposers = new ConcurrentHashMap<>();
     private final Map<RaftGroupId, RaftClient> clients = new ConcurrentHashMap<>();
     private volatile Function<RaftGroupId, RaftGroup> groups;
+    private final java.util.concurrent.atomic.LongAdder forwarded = new java.util.concurrent.atomic.LongAdder();
 
     private ClusterNode(RaftPeer self, RaftServer server) {
         this.self = self;
@@ -126,6 +127,14 @@ public final class ClusterNode implements AutoCloseable {
 
     public RaftPeerId id() {
         return self.getId();
+    }
+
+    /**
+     * Region requests this node has sent on to another node since it started (it did not lead
+     * the region, or did not hold it): what clients routing to leaders save.
+     */
+    public long forwardedRequests() {
+        return forwarded.sum();
     }
 
     public RaftPeer peer() {
@@ -287,6 +296,9 @@ public final class ClusterNode implements AutoCloseable {
         Function<RaftGroupId, RaftGroup> resolver = groups;
         boolean local = hostsQuietly(group);
         if (resolver != null && (!local || (kind == Kind.WRITE && !isLeader(group)))) {
+            if (!group.equals(MetaStateMachine.GROUP_ID)) {
+                forwarded.increment();
+            }
             return forward(group, message, kind, resolver);
         }
         RaftClientRequest request = RaftClientRequest.newBuilder()
@@ -387,7 +399,7 @@ public final class ClusterNode implements AutoCloseable {
         throw failure(group, reply.getException());
     }
 
-    private boolean hostsQuietly(RaftGroupId group) {
+    boolean hostsQuietly(RaftGroupId group) {
         try {
             return hosts(group);
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.basalt.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.basalt.bytes.Bytes;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.Basalt;
 import io.basalt.client.Connection;
@@ -125,5 +126,82 @@ class ClusterNodesTest {
                 n.close();
             }
         }
+    }
+    @Test
+    void listRegionsNamesLeadersAndClientsSendEachRowToItsLeader() throws Exception {
+        List<ClusterPeer> nodes = nodes(3);
+        List<BasaltNode> running = new ArrayList<>();
+        try {
+            for (ClusterPeer n : nodes) {
+                running.add(start(dir, nodes, n.id()));
+            }
+            String all = "basalt://" + nodes.stream().map(ClusterPeer::clientAddress)
+                    .collect(java.util.stream.Collectors.joining(","));
+            List<RegionInfo> regions;
+            try (Connection c = Basalt.connect(all)) {
+                c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("g"), b("n"))).get(90, TimeUnit.SECONDS);
+                long deadline = System.currentTimeMillis() + 60_000;
+                do {
+                    regions = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
+                } while (regions.stream().anyMatch(r -> r.leader().isEmpty()) && System.currentTimeMillis() < deadline);
+            }
+            List<String> addresses = nodes.stream().map(ClusterPeer::clientAddress).toList();
+            assertThat(regions).hasSize(3).allSatisfy(r -> {
+                assertThat(r.replicas()).containsExactlyInAnyOrderElementsOf(addresses);
+                assertThat(r.leader()).isIn(addresses);
+            });
+            RegionInfo located;
+            try (Connection c = Basalt.connect(all)) {
+                located = c.admin().locateRegion("t", b("h")).get(30, TimeUnit.SECONDS);
+            }
+            assertThat(Bytes.toStringBinary(located.start())).isEqualTo("g");
+            assertThat(located.replicas()).hasSize(3);
+
+            // The client's first node is the one leading the fewest regions: most rows are led elsewhere.
+            List<RegionInfo> led = regions;
+            ClusterPeer first = nodes.stream().min(java.util.Comparator.comparingLong(
+                    n -> led.stream().filter(r -> r.leader().equals(n.clientAddress())).count())).orElseThrow();
+            String uri = "basalt://" + first.clientAddress() + "," + nodes.stream().filter(n -> n != first)
+                    .map(ClusterPeer::clientAddress).collect(java.util.stream.Collectors.joining(","));
+            List<String> rows = new ArrayList<>();
+            for (char ch = 'a'; ch <= 'z'; ch++) {
+                for (int i = 0; i < 8; i++) {
+                    rows.add(ch + "-" + i);
+                }
+            }
+            long elsewhere = rows.stream().filter(row -> !leaderOf(led, b(row))
+                    .equals(first.clientAddress())).count();
+            assertThat(elsewhere).as("rows a client of node %s alone would have forwarded", first.id())
+                    .isGreaterThanOrEqualTo(rows.size() / 2);
+            try (Connection c = Basalt.connect(uri)) {
+                AsyncTable t = c.table("t");
+                t.put(Put.of("warm").addColumn("f", "q", "up")).get(30, TimeUnit.SECONDS); // asks for the map
+                Thread.sleep(500);
+                long before = running.stream().mapToLong(n -> n.cluster().forwardedRequests()).sum();
+                for (String row : rows) {
+                    t.put(Put.of(row).addColumn("f", "q", row)).get(30, TimeUnit.SECONDS);
+                    assertThat(value(t.get(Get.of(row)).get(30, TimeUnit.SECONDS))).isEqualTo(row);
+                }
+                List<Mutation> batch = new ArrayList<>();
+                rows.forEach(row -> batch.add(Put.of(row).addColumn("f", "q", "again " + row)));
+                for (CompletableFuture<Object> f : t.batch(batch)) {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+                assertThat(value(t.get(Get.of("z-7")).get(30, TimeUnit.SECONDS))).isEqualTo("again z-7");
+                long forwarded = running.stream().mapToLong(n -> n.cluster().forwardedRequests()).sum() - before;
+                assertThat(forwarded).as("requests forwarded between nodes for %d operations on rows, %d of them"
+                        + " led away from the first node", 2 * rows.size() + 4, 2 * elsewhere)
+                        .isLessThanOrEqualTo(10);
+            }
+        } finally {
+            for (BasaltNode n : running) {
+                n.close();
+            }
+        }
+    }
+
+    /** Which leader the region map gives a row. */
+    private static String leaderOf(List<RegionInfo> regions, byte[] row) {
+        return regions.stream().filter(r -> r.contains(row)).findFirst().orElseThrow().leader();
     }
 }

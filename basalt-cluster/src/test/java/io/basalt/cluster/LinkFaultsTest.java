@@ -60,9 +60,11 @@ class LinkFaultsTest {
             assertThat(isolatedWrite).as("a leader without a majority commits nothing")
                     .failsWithin(60, TimeUnit.SECONDS);
 
-            int fresh = awaitLeaderOtherThan(g, old);
-            assertThat(g.node(fresh).write(g.id(), LocalRegionGroup.TABLE, put("b", "2")).get(30, TimeUnit.SECONDS))
+            // a leader just elected answers "not ready" until it has committed an entry of its term
+            assertThat(LocalRegionGroup.retrying(() -> g.node(awaitLeaderOtherThan(g, old))
+                    .write(g.id(), LocalRegionGroup.TABLE, put("b", "2")).get(30, TimeUnit.SECONDS)))
                     .containsExactly((Object) null);
+            int fresh = awaitLeaderOtherThan(g, old);
             CompletableFuture<Result> isolatedRead = g.node(old).get(g.id(), LocalRegionGroup.TABLE, Get.of("b"),
                     ClusterNode.ReadMode.LINEARIZABLE);
             try {

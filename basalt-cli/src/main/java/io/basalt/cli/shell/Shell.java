@@ -518,11 +518,16 @@ public final class Shell {
 
     private void listRegions(String table) {
         List<RegionInfo> regions = await(connection.admin().listRegions(table));
-        String[] header = {"REGION_NAME", "START_KEY", "END_KEY", "SIZE", "FILES", "MEMTABLE"};
+        boolean cluster = regions.stream().anyMatch(r -> !r.replicas().isEmpty());
+        String[] header = cluster ? new String[] {"REGION_NAME", "START_KEY", "END_KEY", "LEADER", "REPLICAS"}
+                : new String[] {"REGION_NAME", "START_KEY", "END_KEY", "SIZE", "FILES", "MEMTABLE"};
         List<String[]> lines = new ArrayList<>();
         for (RegionInfo r : regions) {
-            lines.add(new String[] {r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
-                    Long.toString(r.sizeBytes()), Integer.toString(r.files()), Long.toString(r.memtableBytes())});
+            lines.add(cluster
+                    ? new String[] {r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                        r.leader().isEmpty() ? "unknown" : r.leader(), String.join(", ", r.replicas())}
+                    : new String[] {r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                        Long.toString(r.sizeBytes()), Integer.toString(r.files()), Long.toString(r.memtableBytes())});
         }
         table(header, lines);
         out.println(regions.size() + " row(s)");
@@ -579,9 +584,15 @@ public final class Shell {
         String table = name(args, 0, "table");
         RegionInfo r = await(connection.admin().locateRegion(table, bytes(args, 1, "row")));
         out.println("REGION");
-        out.printf(Locale.ROOT, " {NAME => '%s', STARTKEY => '%s', ENDKEY => '%s', SIZE => %d, FILES => %d,"
-                + " MEMTABLE => %d}%n", r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
-                r.sizeBytes(), r.files(), r.memtableBytes());
+        if (!r.replicas().isEmpty()) {
+            out.printf(Locale.ROOT, " {NAME => '%s', STARTKEY => '%s', ENDKEY => '%s', LEADER => '%s', REPLICAS =>"
+                    + " [%s]}%n", r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                    r.leader().isEmpty() ? "unknown" : r.leader(), String.join(", ", r.replicas()));
+        } else {
+            out.printf(Locale.ROOT, " {NAME => '%s', STARTKEY => '%s', ENDKEY => '%s', SIZE => %d, FILES => %d,"
+                    + " MEMTABLE => %d}%n", r.name(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
+                    r.sizeBytes(), r.files(), r.memtableBytes());
+        }
         out.println("1 row(s)");
     }
 

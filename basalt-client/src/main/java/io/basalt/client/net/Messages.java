@@ -355,13 +355,29 @@ public final class Messages {
         Wire.writeVarlong(buf, region.sizeBytes());
         Wire.writeVarint(buf, region.files());
         Wire.writeVarlong(buf, region.memtableBytes());
+        Wire.writeString(buf, region.leader());
+        Wire.writeVarint(buf, region.replicas().size());
+        region.replicas().forEach(r -> Wire.writeString(buf, r));
     }
 
     public static RegionInfo readRegion(ByteBuf buf) {
-        return new RegionInfo(Wire.readString(buf, "table name"), Wire.readVarlong(buf, "region id"),
-                Wire.readBytes(buf, "region start"), Wire.readBytes(buf, "region end"),
-                Wire.readVarlong(buf, "region size"), Wire.readVarint(buf, "region files"),
-                Wire.readVarlong(buf, "region memtable bytes"));
+        String table = Wire.readString(buf, "table name");
+        long id = Wire.readVarlong(buf, "region id");
+        byte[] start = Wire.readBytes(buf, "region start");
+        byte[] end = Wire.readBytes(buf, "region end");
+        long size = Wire.readVarlong(buf, "region size");
+        int files = Wire.readVarint(buf, "region files");
+        long memtable = Wire.readVarlong(buf, "region memtable bytes");
+        String leader = Wire.readString(buf, "region leader");
+        int count = Wire.readVarint(buf, "region replica count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " replicas cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<String> replicas = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            replicas.add(Wire.readString(buf, "region replica"));
+        }
+        return new RegionInfo(table, id, start, end, size, files, memtable, leader, replicas);
     }
 
     public static void writeRegions(ByteBuf buf, List<RegionInfo> regions) {

@@ -11,6 +11,8 @@ import java.util.List;
 public final class RemoteConnection implements Connection {
 
     private final RpcClient rpc;
+    /** For a cluster: where each row's operations go; null for one server. */
+    private final ClusterRouting routing;
     private final Admin admin;
     private final ConnectionTimer mutatorTimer;
 
@@ -21,6 +23,7 @@ public final class RemoteConnection implements Connection {
     /** A connection to a cluster: any of {@code nodes} serves, the next when one fails. */
     public RemoteConnection(List<RpcClient.Address> nodes, ClientOptions options) {
         this.rpc = new RpcClient(nodes, options);
+        this.routing = rpc.cluster() ? new ClusterRouting(rpc) : null;
         this.admin = new RemoteAdmin(rpc);
         this.mutatorTimer = new ConnectionTimer(rpc.server());
     }
@@ -37,7 +40,7 @@ public final class RemoteConnection implements Connection {
 
     @Override
     public AsyncTable table(String name) {
-        return new RemoteTable(rpc, name);
+        return routing != null ? new RoutedTable(routing, name) : new RemoteTable(rpc, name);
     }
 
     @Override
@@ -54,6 +57,9 @@ public final class RemoteConnection implements Connection {
     @Override
     public void close() {
         mutatorTimer.close();
+        if (routing != null) {
+            routing.close();
+        }
         rpc.close();
     }
 }

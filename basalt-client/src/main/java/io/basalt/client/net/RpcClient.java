@@ -64,9 +64,11 @@ public final class RpcClient implements AutoCloseable {
     private final List<Address> addresses;
     /** The address connections go to now; moved on when it fails. */
     private final AtomicInteger current = new AtomicInteger();
-    private final CallNumbers calls = new CallNumbers();
+    private final CallNumbers calls;
     private final ClientOptions options;
     private final EventLoopGroup group;
+    /** Whether {@link #close} stops {@link #group}: not when the group is another client's. */
+    private final boolean ownsGroup;
     private final Bootstrap bootstrap;
     private final AtomicReferenceArray<CompletableFuture<RpcChannel>> slots;
     private final AtomicInteger next = new AtomicInteger();
@@ -87,11 +89,35 @@ public final class RpcClient implements AutoCloseable {
         this.options = options;
         Transport transport = Transport.best();
         this.group = transport.group(options.ioThreads(), "basalt-client-io");
+        this.ownsGroup = true;
+        this.calls = new CallNumbers();
         this.slots = new AtomicReferenceArray<>(options.connections());
         this.bootstrap = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
                         options.connectTimeout().toMillis()));
+    }
+
+    /**
+     * A client of the same cluster as {@code parent} that starts at {@code addresses}' first (the
+     * others are where it fails over to): it shares the parent's I/O threads and call numbering,
+     * so its writes are calls of the same client, applied once wherever they land.
+     */
+    RpcClient(List<Address> addresses, RpcClient parent) {
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("no server address");
+        }
+        this.addresses = List.copyOf(addresses);
+        this.options = parent.options;
+        this.group = parent.group;
+        this.ownsGroup = false;
+        this.calls = parent.calls;
+        this.slots = new AtomicReferenceArray<>(options.connections());
+        this.bootstrap = parent.bootstrap.clone();
+    }
+
+    List<Address> addresses() {
+        return addresses;
     }
 
     /** {@code host:port} of the server talked to now. */
@@ -299,6 +325,8 @@ public final class RpcClient implements AutoCloseable {
                         + " was closed while " + call.what + " waited to be retried"));
             }
         }
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 }
