@@ -18,6 +18,7 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
     private final NavigableMap<byte[], NavigableSet<byte[]>> columns = new TreeMap<>(Bytes::compare);
     private TimeRange timeRange = TimeRange.ALL;
     private int maxVersions = 1;
+    private Consistency consistency = Consistency.STRONG;
 
     abstract Q self();
 
@@ -78,7 +79,17 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
         return maxVersions;
     }
 
-    /** Copies the column, time and version selection of {@code other} into this query. */
+    /** What a cluster may answer this query from (default {@link Consistency#STRONG}); see {@link Consistency}. */
+    public Q setConsistency(Consistency consistency) {
+        this.consistency = Objects.requireNonNull(consistency, "consistency");
+        return self();
+    }
+
+    public Consistency consistency() {
+        return consistency;
+    }
+
+    /** Copies the column, time and version selection (and the consistency) of {@code other} into this query. */
     void copySelection(Query<?> other) {
         other.columns.forEach((family, qualifiers) -> {
             NavigableSet<byte[]> copy = new TreeSet<>(Bytes::compare);
@@ -87,5 +98,6 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
         });
         timeRange = other.timeRange;
         maxVersions = other.maxVersions;
+        consistency = other.consistency;
     }
 }

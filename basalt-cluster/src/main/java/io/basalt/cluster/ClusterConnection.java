@@ -212,7 +212,7 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         @Override
         public CompletableFuture<Result> get(Get get) {
             return forgetOnFailure(node.router().region(name, get.row()).thenCompose(region -> node.cluster()
-                    .get(region.groupId(), name, get, ClusterNode.ReadMode.LINEARIZABLE)));
+                    .get(region.groupId(), name, get, ClusterNode.ReadMode.of(get))));
         }
 
         @Override
@@ -271,7 +271,7 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
                 RegionCodec.Rows got;
                 try {
                     got = node.cluster().scan(regions.get(region).groupId(), table, page, rows,
-                            ClusterNode.ReadMode.LINEARIZABLE).join();
+                            ClusterNode.ReadMode.of(scan)).join();
                 } catch (CompletionException e) {
                     throw e.getCause() instanceof RuntimeException r ? r : e;
                 }

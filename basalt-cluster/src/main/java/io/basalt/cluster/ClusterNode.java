@@ -247,7 +247,12 @@ public final class ClusterNode implements AutoCloseable {
         /** By the leader, after confirming it still leads (its lease, or a ReadIndex round). */
         LINEARIZABLE,
         /** By this node's replica, from what it has applied: possibly behind the leader. */
-        STALE
+        STALE;
+
+        /** A query's mode: {@link io.basalt.client.Consistency#TIMELINE} reads any replica as it stands. */
+        public static ReadMode of(io.basalt.client.Query<?> query) {
+            return query.consistency() == io.basalt.client.Consistency.TIMELINE ? STALE : LINEARIZABLE;
+        }
     }
 
     public CompletableFuture<Result> get(RaftGroupId group, String table, Get get, ReadMode mode) {

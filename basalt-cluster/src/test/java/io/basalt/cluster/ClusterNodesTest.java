@@ -204,4 +204,65 @@ class ClusterNodesTest {
     private static String leaderOf(List<RegionInfo> regions, byte[] row) {
         return regions.stream().filter(r -> r.contains(row)).findFirst().orElseThrow().leader();
     }
+    @Test
+    void aTimelineReadIsServedByAnyReplicaAsItStands() throws Exception {
+        List<ClusterPeer> nodes = nodes(3);
+        List<BasaltNode> running = new ArrayList<>();
+        try {
+            for (ClusterPeer n : nodes) {
+                running.add(start(dir, nodes, n.id()));
+            }
+            String all = "basalt://" + nodes.stream().map(ClusterPeer::clientAddress)
+                    .collect(java.util.stream.Collectors.joining(","));
+            try (Connection c = Basalt.connect(all)) {
+                c.admin().createTable(TableDescriptor.of("t", "f")).get(90, TimeUnit.SECONDS);
+                AsyncTable t = c.table("t");
+                t.put(Put.of("k").addColumn("f", "q", "old")).get(30, TimeUnit.SECONDS);
+                org.apache.ratis.protocol.RaftGroupId region = running.getFirst().cluster().groups().stream()
+                        .filter(g -> !g.equals(MetaStateMachine.GROUP_ID)).findFirst().orElseThrow();
+                // a follower that has applied "old", then is cut off from the others
+                BasaltNode follower = null;
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (follower == null) {
+                    for (BasaltNode n : running) {
+                        if (!n.cluster().isLeader(region) && value(n.cluster().get(region, "t", Get.of("k"),
+                                ClusterNode.ReadMode.STALE).get(30, TimeUnit.SECONDS)) != null) {
+                            follower = n;
+                            break;
+                        }
+                    }
+                    assertThat(System.currentTimeMillis()).as("a follower applies the first write").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+                String cut = "n" + follower.id();
+                List<String> others = nodes.stream().map(ClusterPeer::peerId).filter(p -> !p.equals(cut)).toList();
+                others.forEach(o -> LinkFaults.cut(o, List.of(cut)));
+                LinkFaults.cut(cut, others);
+                try {
+                    t.put(Put.of("k").addColumn("f", "q", "new")).get(60, TimeUnit.SECONDS);
+                    assertThat(value(t.get(Get.of("k")).get(30, TimeUnit.SECONDS))).isEqualTo("new");
+                    try (Connection alone = Basalt.connect("basalt://" + nodes.get(follower.id() - 1).clientAddress())) {
+                        Get timeline = Get.of("k").setConsistency(io.basalt.client.Consistency.TIMELINE);
+                        assertThat(value(alone.table("t").get(timeline).get(30, TimeUnit.SECONDS)))
+                                .as("the cut-off replica answers from what it has").isEqualTo("old");
+                        List<Result> scanned = alone.table("t").scanAll(new Scan()
+                                .setConsistency(io.basalt.client.Consistency.TIMELINE)).get(30, TimeUnit.SECONDS);
+                        assertThat(scanned).extracting(ClusterNodesTest::value).containsExactly("old");
+                        LinkFaults.healAll();
+                        long until = System.currentTimeMillis() + 60_000;
+                        while (!"new".equals(value(alone.table("t").get(timeline).get(30, TimeUnit.SECONDS)))) {
+                            assertThat(System.currentTimeMillis()).as("the replica catches up").isLessThan(until);
+                            Thread.sleep(50);
+                        }
+                    }
+                } finally {
+                    LinkFaults.healAll();
+                }
+            }
+        } finally {
+            for (BasaltNode n : running) {
+                n.close();
+            }
+        }
+    }
 }

@@ -214,7 +214,11 @@ public final class EngineHandler implements RequestHandler {
             }
             case GET -> {
                 AsyncTable table = table(body);
-                Get get = decode(body, op, Messages::readGet);
+                Get get = decode(body, op, b -> {
+                    Get g = Messages.readGet(b);
+                    Messages.readConsistency(b, g);
+                    return g;
+                });
                 run(c, id, op, () -> table.get(get), Messages::writeResult);
             }
             case CHECK_AND_MUTATE -> {
@@ -229,7 +233,11 @@ public final class EngineHandler implements RequestHandler {
             }
             case SCAN_OPEN -> {
                 AsyncTable table = table(body);
-                Scan scan = decode(body, op, Messages::readScan);
+                Scan scan = decode(body, op, b -> {
+                    Scan sc = Messages.readScan(b);
+                    Messages.readConsistency(b, sc);
+                    return sc;
+                });
                 executor.execute(() -> openScanner(c, id, table, scan));
             }
             case SCAN_NEXT -> {

@@ -334,6 +334,16 @@ public final class Shell {
         return number(v, what);
     }
 
+    /** {@code CONSISTENCY => 'TIMELINE'} (any replica, as it stands) or {@code 'STRONG'} (the default). */
+    private static io.basalt.client.Consistency consistency(Object v) {
+        String name = text(v).toUpperCase(Locale.ROOT);
+        return switch (name) {
+            case "STRONG" -> io.basalt.client.Consistency.STRONG;
+            case "TIMELINE" -> io.basalt.client.Consistency.TIMELINE;
+            default -> throw new UsageError("CONSISTENCY is 'STRONG' or 'TIMELINE', not '" + text(v) + "'");
+        };
+    }
+
     private static String text(Object v) {
         return switch (v) {
             case byte[] b -> new String(b, StandardCharsets.UTF_8);
@@ -398,8 +408,9 @@ public final class Shell {
                         case "VERSIONS" -> get.readVersions((int) number(e.getValue(), "VERSIONS"));
                         case "TIMERANGE" -> get.setTimeRange(timeRange(e.getValue()));
                         case "TIMESTAMP" -> get.setTimeRange(TimeRange.at(number(e.getValue(), "TIMESTAMP")));
+                        case "CONSISTENCY" -> get.setConsistency(consistency(e.getValue()));
                         default -> throw new UsageError("unknown get option " + e.getKey()
-                                + " (known: COLUMN, VERSIONS, TIMERANGE, TIMESTAMP)");
+                                + " (known: COLUMN, VERSIONS, TIMERANGE, TIMESTAMP, CONSISTENCY)");
                     }
                 }
             } else {
@@ -488,8 +499,10 @@ public final class Shell {
                 case "VERSIONS" -> scan.readVersions((int) number(v, "VERSIONS"));
                 case "TIMERANGE" -> scan.setTimeRange(timeRange(v));
                 case "CACHE", "CACHING" -> scan.setCaching((int) number(v, "CACHING"));
+                case "CONSISTENCY" -> scan.setConsistency(consistency(v));
                 default -> throw new UsageError("unknown scan option " + e.getKey()
-                        + " (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS, TIMERANGE, CACHING)");
+                        + " (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS, TIMERANGE, CACHING,"
+                        + " CONSISTENCY)");
             }
         }
         return scan;

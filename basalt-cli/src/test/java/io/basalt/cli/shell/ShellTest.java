@@ -99,9 +99,18 @@ class ShellTest {
                 "ERROR: unknown command 'frobnicate'; type help for the list",
                 "ERROR: missing row (argument 2)",
                 "ERROR: unknown scan option LIMT (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS,"
-                        + " TIMERANGE, CACHING)");
+                        + " TIMERANGE, CACHING, CONSISTENCY)");
         assertThat(out).contains("Created table t").contains("TABLE\nt\n");
         assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void getsAndScansTakeAConsistency() {
+        run("create 't', 'f'; put 't', 'r', 'f:a', '1'");
+        assertThat(run("get 't', 'r', {CONSISTENCY => 'TIMELINE'}")).contains("value=1");
+        assertThat(run("scan 't', {CONSISTENCY => 'strong'}")).contains("value=1");
+        assertThat(run("get 't', 'r', {CONSISTENCY => 'EVENTUAL'}"))
+                .contains("ERROR: CONSISTENCY is 'STRONG' or 'TIMELINE', not 'EVENTUAL'");
     }
 
     @Test

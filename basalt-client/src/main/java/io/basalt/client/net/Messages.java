@@ -8,6 +8,7 @@ import io.basalt.cell.MalformedCellException;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.ClusterInfo;
 import io.basalt.client.Compression;
+import io.basalt.client.Consistency;
 import io.basalt.client.Delete;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.Get;
@@ -191,6 +192,30 @@ public final class Messages {
         } else {
             query.readVersions(versions);
         }
+    }
+
+    /**
+     * The consistency of a {@code GET} or {@code SCAN_OPEN}, as an optional last byte of the
+     * request: absent for {@link Consistency#STRONG} (so requests are what they were before the
+     * option), 1 for {@link Consistency#TIMELINE}.
+     */
+    public static void writeConsistency(ByteBuf buf, Query<?> query) {
+        if (query.consistency() == Consistency.TIMELINE) {
+            buf.writeByte(1);
+        }
+    }
+
+    /** Reads what {@link #writeConsistency} wrote, at the end of a request body. */
+    public static void readConsistency(ByteBuf buf, Query<?> query) {
+        if (!buf.isReadable()) {
+            return;
+        }
+        int code = Wire.readUnsignedByte(buf, "consistency");
+        query.setConsistency(switch (code) {
+            case 0 -> Consistency.STRONG;
+            case 1 -> Consistency.TIMELINE;
+            default -> throw new MalformedFrameException("consistency " + code + " is unknown (0 strong, 1 timeline)");
+        });
     }
 
     public static void writeGet(ByteBuf buf, Get get) {

@@ -82,6 +82,7 @@ final class RemoteScanner implements ResultScanner {
         return rpc.call(OpCode.SCAN_OPEN, "SCAN_OPEN on table '" + table + "'", buf -> {
             Wire.writeString(buf, table);
             Messages.writeScan(buf, s);
+            Messages.writeConsistency(buf, s);
         }, buf -> {
             long id = Wire.readVarlong(buf, "scanner id");
             boolean hasMore = Wire.readBoolean(buf, "more");

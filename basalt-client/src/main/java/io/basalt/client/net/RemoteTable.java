@@ -91,6 +91,7 @@ final class RemoteTable implements AsyncTable {
         return rpc.call(OpCode.GET, what(OpCode.GET), buf -> {
             header(buf);
             Messages.writeGet(buf, get);
+            Messages.writeConsistency(buf, get);
         }, Messages::readResult);
     }
 

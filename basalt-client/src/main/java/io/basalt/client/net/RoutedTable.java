@@ -57,9 +57,11 @@ final class RoutedTable implements AsyncTable {
         return at(Objects.requireNonNull(delete, "delete").row()).delete(delete);
     }
 
+    /** A strong read goes to the row's leader; a timeline read to the connection's node, any replica serving. */
     @Override
     public CompletableFuture<Result> get(Get get) {
-        return at(Objects.requireNonNull(get, "get").row()).get(get);
+        Objects.requireNonNull(get, "get");
+        return get.consistency() == io.basalt.client.Consistency.TIMELINE ? main.get(get) : at(get.row()).get(get);
     }
 
     @Override
