@@ -49,6 +49,30 @@ class ClusterNodesTest {
                 StoreOptions.defaults(), ServerConfig.defaults()));
     }
 
+    /** Nodes running in this JVM, closed together. */
+    private record Running(List<ClusterPeer> peers, List<BasaltNode> nodes) implements AutoCloseable {
+        @Override
+        public void close() throws java.io.IOException {
+            for (BasaltNode n : nodes) {
+                n.close();
+            }
+        }
+    }
+
+    private Running startCluster(int count) throws Exception {
+        List<ClusterPeer> peers = nodes(count);
+        List<BasaltNode> started = new ArrayList<>();
+        try {
+            for (ClusterPeer n : peers) {
+                started.add(start(dir, peers, n.id()));
+            }
+        } catch (Exception e) {
+            new Running(peers, started).close();
+            throw e;
+        }
+        return new Running(peers, List.copyOf(started));
+    }
+
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -59,12 +83,9 @@ class ClusterNodesTest {
 
     @Test
     void aTableSpansRegionsAndEveryNodeServesEveryRow() throws Exception {
-        List<ClusterPeer> nodes = nodes(3);
-        List<BasaltNode> running = new ArrayList<>();
-        try {
-            for (ClusterPeer n : nodes) {
-                running.add(start(dir, nodes, n.id()));
-            }
+        try (Running cluster = startCluster(3)) {
+            List<ClusterPeer> nodes = cluster.peers();
+            List<BasaltNode> running = cluster.nodes();
             try (Connection c = Basalt.connect("basalt://" + nodes.get(1).clientAddress())) {
                 c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("g"), b("n"))).get(90, TimeUnit.SECONDS);
                 List<RegionInfo> regions = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
@@ -121,20 +142,13 @@ class ClusterNodesTest {
                 assertThat(c3.table("t").get(Get.of("q")).get(30, TimeUnit.SECONDS).isEmpty())
                         .as("nothing of the dropped table").isTrue();
             }
-        } finally {
-            for (BasaltNode n : running) {
-                n.close();
-            }
         }
     }
     @Test
     void listRegionsNamesLeadersAndClientsSendEachRowToItsLeader() throws Exception {
-        List<ClusterPeer> nodes = nodes(3);
-        List<BasaltNode> running = new ArrayList<>();
-        try {
-            for (ClusterPeer n : nodes) {
-                running.add(start(dir, nodes, n.id()));
-            }
+        try (Running cluster = startCluster(3)) {
+            List<ClusterPeer> nodes = cluster.peers();
+            List<BasaltNode> running = cluster.nodes();
             String all = "basalt://" + nodes.stream().map(ClusterPeer::clientAddress)
                     .collect(java.util.stream.Collectors.joining(","));
             List<RegionInfo> regions;
@@ -193,10 +207,6 @@ class ClusterNodesTest {
                         + " led away from the first node", 2 * rows.size() + 4, 2 * elsewhere)
                         .isLessThanOrEqualTo(10);
             }
-        } finally {
-            for (BasaltNode n : running) {
-                n.close();
-            }
         }
     }
 
@@ -206,12 +216,9 @@ class ClusterNodesTest {
     }
     @Test
     void aTimelineReadIsServedByAnyReplicaAsItStands() throws Exception {
-        List<ClusterPeer> nodes = nodes(3);
-        List<BasaltNode> running = new ArrayList<>();
-        try {
-            for (ClusterPeer n : nodes) {
-                running.add(start(dir, nodes, n.id()));
-            }
+        try (Running cluster = startCluster(3)) {
+            List<ClusterPeer> nodes = cluster.peers();
+            List<BasaltNode> running = cluster.nodes();
             String all = "basalt://" + nodes.stream().map(ClusterPeer::clientAddress)
                     .collect(java.util.stream.Collectors.joining(","));
             try (Connection c = Basalt.connect(all)) {
@@ -258,10 +265,6 @@ class ClusterNodesTest {
                 } finally {
                     LinkFaults.healAll();
                 }
-            }
-        } finally {
-            for (BasaltNode n : running) {
-                n.close();
             }
         }
     }
