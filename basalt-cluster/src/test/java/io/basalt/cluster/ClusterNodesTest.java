@@ -207,6 +207,18 @@ class ClusterNodesTest {
                         + " led away from the first node", 2 * rows.size() + 4, 2 * elsewhere)
                         .isLessThanOrEqualTo(10);
             }
+            io.basalt.client.net.ClientOptions unrouted = io.basalt.client.net.ClientOptions.builder()
+                    .routeToLeaders(false).build();
+            try (Connection c = Basalt.connect(uri, unrouted, StoreOptions.defaults())) {
+                long before = running.stream().mapToLong(n -> n.cluster().forwardedRequests()).sum();
+                List<String> away = rows.stream().filter(row -> !leaderOf(led, b(row)).equals(first.clientAddress()))
+                        .limit(20).toList();
+                for (String row : away) {
+                    c.table("t").put(Put.of(row).addColumn("f", "q", "unrouted")).get(30, TimeUnit.SECONDS);
+                }
+                assertThat(running.stream().mapToLong(n -> n.cluster().forwardedRequests()).sum() - before)
+                        .as("without routing, the first node forwards what it does not lead").isGreaterThanOrEqualTo(10);
+            }
         }
     }
 

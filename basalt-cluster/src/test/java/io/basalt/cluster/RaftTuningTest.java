@@ -26,13 +26,15 @@ class RaftTuningTest {
         RaftTuning t = RaftTuning.defaults().withFile(props("cluster.electionTimeoutMinMillis", "3000",
                 "cluster.electionTimeoutMaxMillis", "6000", "cluster.snapshotEveryEntries", "5000",
                 "cluster.purgeGap", "64", "cluster.leaderLease", "false", "cluster.logSegmentBytes", "1048576",
-                "cluster.replication", "1", "port", "16020"), FILE);
+                "cluster.replication", "1", "cluster.deadNodeTimeoutMillis", "90000", "port", "16020"), FILE);
         assertThat(t.electionTimeoutMin()).isEqualTo(Duration.ofSeconds(3));
         assertThat(t.electionTimeoutMax()).isEqualTo(Duration.ofSeconds(6));
         assertThat(t.snapshotEveryEntries()).isEqualTo(5000);
         assertThat(t.purgeGap()).isEqualTo(64);
         assertThat(t.leaderLease()).isFalse();
         assertThat(t.logSegmentBytes()).isEqualTo(1 << 20);
+        assertThat(t.deadNodeTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(RaftTuning.defaults().deadNodeTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(RaftTuning.defaults().withFile(new Properties(), FILE)).isEqualTo(RaftTuning.defaults());
         RaftTuning fast = RaftTuning.defaults().withFile(props("cluster.electionTimeoutMinMillis", "100",
                 "cluster.electionTimeoutMaxMillis", "500"), FILE);
@@ -53,5 +55,10 @@ class RaftTuningTest {
                 .hasMessageContaining("min < max");
         assertThatThrownBy(() -> RaftTuning.defaults().withFile(props("cluster.leaderLease", "maybe"), FILE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a boolean");
+        assertThatThrownBy(() -> RaftTuning.defaults().withFile(props("cluster.deadNodeTimeoutMillis", "1500"), FILE))
+                .as("a node declared dead before an election could even end")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cluster.deadNodeTimeoutMillis = '1500'")
+                .hasMessageContaining("longer than the longest election timeout");
     }
 }

@@ -11,6 +11,7 @@ import io.basalt.client.Put;
 import io.basalt.client.Result;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TableNotFoundException;
+import io.basalt.client.net.ClientOptions;
 import io.basalt.cluster.ClusterPeer;
 import io.basalt.cluster.NodeProcesses;
 import io.basalt.testkit.history.History;
@@ -43,7 +44,9 @@ import picocli.CommandLine.Option;
  * not applied is recorded failed; any other failure (a timeout, a lost connection) is recorded
  * indeterminate, and the checker lets it have happened or not.
  *
- * <p>A partition cuts Raft traffic and forwarding between the nodes; clients keep their
+ * <p>Half the clients route each row to its leader, half send everything to their first node
+ * (which forwards, and serves reads as a follower). A partition cuts Raft traffic and forwarding
+ * between the nodes; clients keep their
  * connections to every node, the isolated one included. The election timeouts are the defaults
  * (1-2 s). {@code ./basalt load nemesis [--runs N] [--seconds S]};
  * {@code --plant-stale-reads} starts the nodes with a planted bug (reads served from a replica
@@ -153,7 +156,10 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
     private static void client(int client, String uri, long seed, long deadline, History history,
                                AtomicInteger indeterminate) {
         SplittableRandom random = new SplittableRandom(seed);
-        try (Connection c = Basalt.connect(uri)) {
+        // Even clients send each row to its leader; odd ones talk to their first node, which
+        // forwards writes and serves reads as a follower (ReadIndex): both paths under the faults.
+        ClientOptions options = ClientOptions.builder().routeToLeaders(client % 2 == 0).build();
+        try (Connection c = Basalt.connect(uri, options, io.basalt.client.StoreOptions.defaults())) {
             AsyncTable t = c.table("t");
             int written = 0;
             while (System.nanoTime() < deadline) {

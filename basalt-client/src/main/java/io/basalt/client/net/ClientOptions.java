@@ -31,10 +31,14 @@ import java.util.Objects;
  *     {@code scanPrefetchBytes / maxResultSize} batches requested (at least 1, at most
  *     {@value #MAX_SCAN_PREFETCH_BATCHES}) beyond the one being read (default 4 MiB: two batches
  *     of the default 2 MiB)
+ * @param routeToLeaders to a cluster, send each row's operations to its region's leader (default
+ *     on); off, every request goes to the node talked to, which forwards what it does not lead
+ *     (a hop more; the nemesis tests use both, so follower reads and forwarding stay exercised)
  */
 public record ClientOptions(Duration operationTimeout, Duration connectTimeout, int retries, Duration retryBackoff,
                             int connections, int ioThreads, WriteMode writeMode, int groupingThreshold,
-                            Duration linger, boolean flushConsolidation, int maxFrameSize, long scanPrefetchBytes) {
+                            Duration linger, boolean flushConsolidation, int maxFrameSize, long scanPrefetchBytes,
+                            boolean routeToLeaders) {
 
     /** The most batches a scanner requests ahead of the one being read. */
     public static final int MAX_SCAN_PREFETCH_BATCHES = 4;
@@ -102,6 +106,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         b.flushConsolidation = flushConsolidation;
         b.maxFrameSize = maxFrameSize;
         b.scanPrefetchBytes = scanPrefetchBytes;
+        b.routeToLeaders = routeToLeaders;
         return b;
     }
 
@@ -119,6 +124,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         private boolean flushConsolidation;
         private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
         private long scanPrefetchBytes = 4L << 20;
+        private boolean routeToLeaders = true;
 
         public Builder operationTimeout(Duration d) {
             this.operationTimeout = d;
@@ -180,9 +186,15 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
             return this;
         }
 
+        public Builder routeToLeaders(boolean on) {
+            this.routeToLeaders = on;
+            return this;
+        }
+
         public ClientOptions build() {
             return new ClientOptions(operationTimeout, connectTimeout, retries, retryBackoff, connections, ioThreads,
-                    writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize, scanPrefetchBytes);
+                    writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize, scanPrefetchBytes,
+                    routeToLeaders);
         }
     }
 }

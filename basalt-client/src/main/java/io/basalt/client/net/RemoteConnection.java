@@ -23,7 +23,7 @@ public final class RemoteConnection implements Connection {
     /** A connection to a cluster: any of {@code nodes} serves, the next when one fails. */
     public RemoteConnection(List<RpcClient.Address> nodes, ClientOptions options) {
         this.rpc = new RpcClient(nodes, options);
-        this.routing = rpc.cluster() ? new ClusterRouting(rpc) : null;
+        this.routing = rpc.cluster() && options.routeToLeaders() ? new ClusterRouting(rpc) : null;
         this.admin = new RemoteAdmin(rpc);
         this.mutatorTimer = new ConnectionTimer(rpc.server());
     }
