@@ -194,6 +194,23 @@ public final class BasaltNode implements AutoCloseable {
                 });
     }
 
+    /**
+     * Empties a table: one metadata command swaps its regions for new ones, the old groups are
+     * removed from their nodes (a node that is down removes its own later, as a stray), and the
+     * call completes when the new regions are online.
+     */
+    CompletableFuture<Void> truncateTable(String table, boolean preserveSplits) {
+        return meta(MetaStateMachine.truncate(table, preserveSplits, config.replication()), ClusterNode.Kind.WRITE,
+                "truncate table " + table)
+                .thenAccept(body -> {
+                    router.forget(table);
+                    for (MetaState.Region r : MetaStateMachine.readRegions(body)) {
+                        removeGroup(r);
+                    }
+                })
+                .thenCompose(_ -> CompletableFuture.runAsync(() -> awaitOnline(table)));
+    }
+
     /** The cluster's nodes and regions as the Raft servers report them now (a few seconds at most). */
     CompletableFuture<io.basalt.client.ClusterInfo> status() {
         return CompletableFuture.supplyAsync(() -> {
@@ -260,9 +277,33 @@ public final class BasaltNode implements AutoCloseable {
         private final Map<String, List<MetaState.Region>> tables = new ConcurrentHashMap<>();
         final Map<RaftGroupId, MetaState.Region> byGroup = new ConcurrentHashMap<>();
 
+        private final java.util.Set<String> suspect = ConcurrentHashMap.newKeySet();
+
         CompletableFuture<List<MetaState.Region>> regions(String table) {
             List<MetaState.Region> known = tables.get(table);
-            return known != null ? CompletableFuture.completedFuture(known) : refresh(table);
+            if (known == null) {
+                return refresh(table);
+            }
+            if (!suspect.remove(table)) {
+                return CompletableFuture.completedFuture(known);
+            }
+            // Read afresh; if the metadata group cannot answer (it lost its majority), the map we
+            // had still serves: regions keep working without the metadata.
+            return refresh(table).handle((list, failure) -> {
+                if (failure == null) {
+                    return list;
+                }
+                if (ClusterNode.unwrap(failure) instanceof io.basalt.client.UnavailableException) {
+                    return known;
+                }
+                throw failure instanceof java.util.concurrent.CompletionException c ? c
+                        : new java.util.concurrent.CompletionException(failure);
+            });
+        }
+
+        /** A request to {@code table} failed as if a region moved or went: the next one reads the map afresh. */
+        void suspect(String table) {
+            suspect.add(table);
         }
 
         CompletableFuture<MetaState.Region> region(String table, byte[] row) {
@@ -472,13 +513,19 @@ public final class BasaltNode implements AutoCloseable {
         RaftGroup targetGroup = RaftGroup.valueOf(r.groupId(), targetPeers);
         LOG.info("Region {} of {}: re-creating the replica of dead node {} on node {}", r.id(), r.table(), from, to);
         addGroup(RaftPeerId.valueOf("n" + to), targetGroup);
-        List<RaftPeer> everyone = new ArrayList<>(replicas(moving));
-        targetPeers.stream().filter(p -> !everyone.contains(p)).forEach(everyone::add);
+        // Asked of the live replicas only (a dead one may be a black hole that holds a request for
+        // the whole timeout), the leader first when known.
+        List<RaftPeer> live = replicas(moving).stream()
+                .filter(p -> !dead.contains(nodeId(p.getId()))).toList();
         RaftProperties props = new RaftProperties();
         org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
                 org.apache.ratis.util.TimeDuration.valueOf(120, TimeUnit.SECONDS));
-        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(r.groupId(), everyone))
-                .setProperties(props).build()) {
+        RaftClient.Builder builder = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(r.groupId(), live))
+                .setProperties(props);
+        String leader = describe(moving).leader();
+        live.stream().filter(p -> clientAddress(nodeId(p.getId())).equals(leader)).findFirst()
+                .ifPresent(p -> builder.setLeaderId(p.getId()));
+        try (RaftClient c = builder.build()) {
             var reply = c.admin().setConfiguration(targetPeers);
             if (!reply.isSuccess()) {
                 throw new IOException("region " + r.id() + " of " + r.table() + ": changing its replicas to " + target

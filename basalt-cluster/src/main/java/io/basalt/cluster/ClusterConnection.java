@@ -140,12 +140,13 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         /**
          * A region that could not be reached may be gone (its table dropped, or dropped and made
-         * again, through another node): the next request reads the region map afresh.
+         * again, through another node, or its replicas moved): the next request reads the region
+         * map afresh, keeping the one it had if the metadata group cannot answer.
          */
         private <T> CompletableFuture<T> forgetOnFailure(CompletableFuture<T> f) {
             return f.whenComplete((_, failure) -> {
                 if (failure != null && ClusterNode.unwrap(failure) instanceof io.basalt.client.UnavailableException) {
-                    node.router().forget(name);
+                    node.router().suspect(name);
                 }
             });
         }
@@ -321,17 +322,32 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         @Override
         public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
-            return notYet("truncate");
+            return node.truncateTable(name, preserveSplits);
         }
 
+        /** Every replica of every region of the table flushes its memtables (none of it is logged). */
         @Override
         public CompletableFuture<Void> flush(String name) {
-            return notYet("flush");
+            return everyReplica(name, RegionCodec.FLUSH);
         }
 
+        /** Every replica of every region of the table compacts its files, each on its own. */
         @Override
         public CompletableFuture<Void> compact(String name) {
-            return notYet("compact");
+            return everyReplica(name, RegionCodec.COMPACT);
+        }
+
+        private CompletableFuture<Void> everyReplica(String name, int kind) {
+            return node.router().refresh(name).thenCompose(regions -> {
+                List<CompletableFuture<Void>> all = new ArrayList<>();
+                for (MetaState.Region r : regions) {
+                    for (int replica : r.replicas()) {
+                        all.add(node.cluster().housekeeping(r.groupId(),
+                                org.apache.ratis.protocol.RaftPeerId.valueOf("n" + replica), name, kind));
+                    }
+                }
+                return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+            });
         }
 
         @Override
@@ -364,8 +380,8 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         private static CompletableFuture<Void> notYet(String what) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(what
-                    + " is not available in cluster mode yet (issue 19: splits, merges and region admin in a cluster"
-                    + " come after replication)"));
+                    + " is not available in cluster mode yet (issue 19: splits and merges in a cluster need"
+                    + " commands in the regions' logs)"));
         }
     }
 }

@@ -350,18 +350,7 @@ public final class ClusterNode implements AutoCloseable {
                                                   Function<RaftGroupId, RaftGroup> resolver) {
         RaftClient client;
         try {
-            client = clients.computeIfAbsent(group, g -> {
-                RaftGroup members = resolver.apply(g);
-                if (members == null) {
-                    throw new BasaltException("no members known for group " + g + " on " + self.getId());
-                }
-                RaftProperties p = new RaftProperties();
-                RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(10, TimeUnit.SECONDS));
-                return RaftClient.newBuilder().setRaftGroup(members).setProperties(p)
-                        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
-                                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                        .build();
-            });
+            client = forwardingClient(group, resolver);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -387,6 +376,48 @@ public final class ClusterNode implements AutoCloseable {
             }
             return content(group, reply);
         });
+    }
+
+    /** The Ratis client this node forwards requests for {@code group} with, made on first use. */
+    private RaftClient forwardingClient(RaftGroupId group, Function<RaftGroupId, RaftGroup> resolver) {
+        return clients.computeIfAbsent(group, g -> {
+            RaftGroup members = resolver.apply(g);
+            if (members == null) {
+                throw new BasaltException("no members known for group " + g + " on " + self.getId());
+            }
+            RaftProperties p = new RaftProperties();
+            RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(10, TimeUnit.SECONDS));
+            return RaftClient.newBuilder().setRaftGroup(members).setProperties(p)
+                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+                            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                    .build();
+        });
+    }
+
+    /**
+     * Flushes ({@link RegionCodec#FLUSH}) or compacts ({@link RegionCodec#COMPACT}) the store of
+     * {@code peer}'s replica of {@code group}: housekeeping of that one store, which changes no
+     * data, so it is asked of the replica directly (as a read of it) rather than logged.
+     */
+    public CompletableFuture<Void> housekeeping(RaftGroupId group, RaftPeerId peer, String table, int kind) {
+        Message m = RegionCodec.housekeeping(table, kind);
+        CompletableFuture<ByteString> sent;
+        Function<RaftGroupId, RaftGroup> resolver = groups;
+        if (peer.equals(self.getId()) || resolver == null) {
+            sent = send(group, m, Kind.STALE_READ);
+        } else {
+            try {
+                sent = forwardingClient(group, resolver).async().sendStaleRead(m, 0, peer).handle((reply, failure) -> {
+                    if (failure != null) {
+                        throw mapped(group, failure);
+                    }
+                    return content(group, reply);
+                });
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return sent.thenAccept(reply -> RegionCodec.readRows(reply, where(group) + " on " + peer));
     }
 
     /** The cause of a completion's failure. */

@@ -265,6 +265,30 @@ final class MetaState {
         return now;
     }
 
+    /**
+     * Empties a table in one step: its regions are replaced by new ones (new groups, placed as a
+     * new table's), over the same boundaries when {@code preserveSplits}, else one region. Returns
+     * the old regions (whose groups the caller removes) and then the new ones (offline until the
+     * keeper brings them up), as {@code [old..., new...]} with {@code old.size()} first.
+     */
+    List<List<Region>> truncateTable(String table, boolean preserveSplits, int replication, long index) {
+        TableDescriptor descriptor = table(table);
+        List<Region> old = regions(table);
+        List<byte[]> keys = new ArrayList<>();
+        if (preserveSplits) {
+            old.stream().skip(1).forEach(r -> keys.add(r.start()));
+        }
+        tables.remove(table);
+        regions.remove(table);
+        try {
+            return List.of(old, createTable(descriptor, keys, replication, index));
+        } catch (RuntimeException e) { // too few live nodes: the table stays as it was
+            tables.put(table, descriptor);
+            regions.put(table, old);
+            throw e;
+        }
+    }
+
     /** Drops a table; returns its regions, whose groups the caller removes from their nodes. */
     List<Region> dropTable(String table) {
         List<Region> gone = regions(table);

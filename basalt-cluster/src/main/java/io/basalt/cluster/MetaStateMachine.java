@@ -47,6 +47,7 @@ import org.apache.ratis.util.MD5FileUtil;
  *   NODE_STATE:    node:varint alive:bool
  *   MOVE_START:    table:string region:varlong from:varint to:varint
  *   MOVE_DONE:     table:string region:varlong from:varint to:varint
+ *   TRUNCATE:      table:string preserveSplits:bool replication:varint  (reply: old regions, new regions)
  * query   := version:u8 kind:u8 { NODES | TABLES | REGIONS table:string | ALL_REGIONS | DEAD_NODES }
  * reply   := status:u8 (OK: the regions a command created or dropped, or the query's answer | error)
  * </pre>
@@ -61,6 +62,7 @@ public final class MetaStateMachine extends BaseStateMachine {
     static final int NODE_STATE = 5;
     static final int MOVE_START = 6;
     static final int MOVE_DONE = 7;
+    static final int TRUNCATE = 8;
 
     static final int NODES = 1;
     static final int TABLES = 2;
@@ -201,6 +203,14 @@ public final class MetaStateMachine extends BaseStateMachine {
         });
     }
 
+    static Message truncate(String table, boolean preserveSplits, int replication) {
+        return command(TRUNCATE, buf -> {
+            Wire.writeString(buf, table);
+            Wire.writeBoolean(buf, preserveSplits);
+            Wire.writeVarint(buf, replication);
+        });
+    }
+
     static Message query(int kind, String table) {
         return command(kind, buf -> {
             if (table != null) {
@@ -248,6 +258,15 @@ public final class MetaStateMachine extends BaseStateMachine {
                             Wire.readVarlong(buf, "region"));
                     case DROP_TABLE -> writeRegions(out, state.dropTable(Wire.readString(buf, "table")));
                     case NODE_STATE -> state.nodeState(Wire.readVarint(buf, "node"), Wire.readBoolean(buf, "alive"));
+                    case TRUNCATE -> {
+                        String table = Wire.readString(buf, "table");
+                        boolean preserve = Wire.readBoolean(buf, "preserve splits");
+                        int replication = Wire.readVarint(buf, "replication");
+                        for (List<MetaState.Region> part : state.truncateTable(table, preserve, replication,
+                                entry.getIndex())) {
+                            writeRegions(out, part);
+                        }
+                    }
                     case MOVE_START, MOVE_DONE -> {
                         String table = Wire.readString(buf, "table");
                         long region = Wire.readVarlong(buf, "region");

@@ -32,7 +32,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  *                   completedBelow:varlong ops:varint { OP_MUTATION mutation | OP_CHECK check } }
  * reply  := calls:varint { outcomes:bytes }         (WRITE; CREATE_TABLE: one call of one outcome)
  * outcomes := count:varint { NONE | RESULT result | APPLIED | NOT_APPLIED | FAILED status:u8 error }
- * query  := version:u8 kind:u8 table:string { GET get | SCAN scan limit:varint }
+ * query  := version:u8 kind:u8 table:string { GET get | SCAN scan limit:varint | FLUSH | COMPACT }
+ *           (FLUSH and COMPACT: housekeeping of the one replica asked; they change no data)
  * </pre>
  */
 final class RegionCodec {
@@ -44,6 +45,8 @@ final class RegionCodec {
 
     static final int GET = 1;
     static final int SCAN = 2;
+    static final int FLUSH = 3;
+    static final int COMPACT = 4;
 
     private static final int OP_MUTATION = 1;
     private static final int OP_CHECK = 2;
@@ -239,6 +242,14 @@ final class RegionCodec {
         Wire.writeString(buf, table);
         Messages.writeScan(buf, scan);
         Wire.writeVarint(buf, limit);
+        return message(buf);
+    }
+
+    /** A {@link #FLUSH} or {@link #COMPACT} of one replica's store. */
+    static Message housekeeping(String table, int kind) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(kind);
+        Wire.writeString(buf, table);
         return message(buf);
     }
 

@@ -315,6 +315,15 @@ public final class RegionStateMachine extends BaseStateMachine {
                     }
                     yield RegionCodec.results(rows, more);
                 }
+                case RegionCodec.FLUSH -> {
+                    // memtables to SSTables here only: what a replica flushed changes no outcome
+                    store.connection().admin().flush(table).join();
+                    yield RegionCodec.results(List.of(), false);
+                }
+                case RegionCodec.COMPACT -> {
+                    store.connection().admin().compact(table).join();
+                    yield RegionCodec.results(List.of(), false);
+                }
                 default -> throw new IllegalArgumentException("query kind " + kind + " is unknown");
             });
         } catch (CompletionException e) {

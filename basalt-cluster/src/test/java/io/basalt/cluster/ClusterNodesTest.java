@@ -126,6 +126,26 @@ class ClusterNodesTest {
                         .get(30, TimeUnit.SECONDS);
                 assertThat(reversed).extracting(r -> new String(r.row(), StandardCharsets.UTF_8))
                         .containsExactly("p", "o", "n", "m", "l");
+
+                long files = replicaFiles();
+                c.admin().flush("t").get(60, TimeUnit.SECONDS);
+                assertThat(replicaFiles()).as("each of the 3 replicas of the 3 regions flushed its memtable")
+                        .isGreaterThanOrEqualTo(files + 9);
+                c.admin().compact("t").get(120, TimeUnit.SECONDS);
+                assertThat(value(t.get(Get.of("q")).get(30, TimeUnit.SECONDS))).isEqualTo("vq");
+                assertThat(t.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).as("after compaction").hasSize(26);
+
+                c.admin().truncateTable("t", true).get(90, TimeUnit.SECONDS);
+                assertThat(c.admin().listRegions("t").get(30, TimeUnit.SECONDS)).hasSize(3);
+                assertThat(t.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).as("truncated").isEmpty();
+                t.put(Put.of("after").addColumn("f", "q", "truncate")).get(60, TimeUnit.SECONDS);
+                assertThat(value(t.get(Get.of("after")).get(30, TimeUnit.SECONDS))).isEqualTo("truncate");
+                c.admin().truncateTable("t", false).get(90, TimeUnit.SECONDS);
+                assertThat(c.admin().listRegions("t").get(30, TimeUnit.SECONDS)).as("splits not kept").hasSize(1);
+                assertThat(t.get(Get.of("after")).get(30, TimeUnit.SECONDS).isEmpty()).isTrue();
+                for (CompletableFuture<Object> f : t.batch(batch)) { // what the rest of the test reads
+                    f.get(30, TimeUnit.SECONDS);
+                }
             }
 
             // Node 3 has cached the table's regions; the table is dropped and made again through node 1.
@@ -219,6 +239,15 @@ class ClusterNodesTest {
                 assertThat(running.stream().mapToLong(n -> n.cluster().forwardedRequests()).sum() - before)
                         .as("without routing, the first node forwards what it does not lead").isGreaterThanOrEqualTo(10);
             }
+        }
+    }
+
+    /** SSTables in the nodes' replica stores (not their snapshots). */
+    private long replicaFiles() throws java.io.IOException {
+        try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(dir)) {
+            return walk.filter(f -> f.getFileName().toString().endsWith(".sst"))
+                    .filter(f -> f.toString().contains(java.io.File.separator + "replica" + java.io.File.separator))
+                    .count();
         }
     }
 

@@ -102,4 +102,26 @@ class MetaStateTest {
                     .as("truncated at %d", at).isInstanceOf(MalformedFrameException.class);
         }
     }
+    @Test
+    void truncationSwapsATablesRegionsForNewOnesInOneStep() {
+        MetaState s = cluster(3);
+        s.createTable(TableDescriptor.of("t", "f"), List.of("g".getBytes(), "n".getBytes()), 3, 5);
+        List<MetaState.Region> before = s.regions("t");
+        List<List<MetaState.Region>> swapped = s.truncateTable("t", true, 3, 9);
+        assertThat(swapped.get(0)).isEqualTo(before);
+        List<MetaState.Region> after = s.regions("t");
+        assertThat(after).isEqualTo(swapped.get(1)).hasSize(3);
+        assertThat(after).extracting(r -> new String(r.start())).containsExactly("", "g", "n");
+        assertThat(after).allSatisfy(r -> assertThat(r.online()).isFalse());
+        assertThat(after).extracting(MetaState.Region::group)
+                .doesNotContainAnyElementsOf(before.stream().map(MetaState.Region::group).toList());
+        assertThat(s.truncateTable("t", false, 3, 11).get(1)).as("without the splits: one region").hasSize(1);
+        assertThat(s.table("t").name()).isEqualTo("t");
+
+        s.nodeState(3, false);
+        assertThatThrownBy(() -> s.truncateTable("t", false, 3, 12)).hasMessageContaining("live nodes");
+        assertThat(s.regions("t")).as("a refused truncation leaves the table as it was").hasSize(1);
+        assertThatThrownBy(() -> s.truncateTable("nope", false, 3, 13))
+                .isInstanceOf(io.basalt.client.TableNotFoundException.class);
+    }
 }

@@ -33,7 +33,7 @@ final class ClusterRouting implements AutoCloseable {
 
     private final RpcClient main;
     private final Map<String, TableMap> maps = new ConcurrentHashMap<>();
-    private final Map<String, CompletableFuture<?>> asking = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Void>> asking = new ConcurrentHashMap<>();
     private final Map<String, RpcClient> byLeader = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
@@ -79,22 +79,29 @@ final class ClusterRouting implements AutoCloseable {
         return found != null && found.contains(row) ? found : null;
     }
 
+    /** Asks for {@code table}'s map unless an ask is under way; never waits for the answer. */
     private void ask(String table) {
         if (closed) {
             return;
         }
-        asking.computeIfAbsent(table, t -> main.call(OpCode.LIST_REGIONS, "LIST_REGIONS '" + t + "'",
-                buf -> Wire.writeString(buf, t), Messages::readRegions).whenComplete((regions, failure) -> {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (asking.putIfAbsent(table, mine) != null) {
+            return;
+        }
+        // Sent outside the map's update: the call may complete at once (a closed client), in this thread.
+        main.call(OpCode.LIST_REGIONS, "LIST_REGIONS '" + table + "'", buf -> Wire.writeString(buf, table),
+                Messages::readRegions).whenComplete((regions, failure) -> {
                     if (regions != null) {
                         List<RegionInfo> sorted = new ArrayList<>(regions);
                         sorted.sort(Comparator.comparing(RegionInfo::start, Bytes::compare));
-                        maps.put(t, new TableMap(List.copyOf(sorted), System.nanoTime()));
+                        maps.put(table, new TableMap(List.copyOf(sorted), System.nanoTime()));
                     } else {
                         // no map (a missing table, a cluster in an election): the main client serves until the next ask
-                        maps.put(t, new TableMap(List.of(), System.nanoTime()));
+                        maps.put(table, new TableMap(List.of(), System.nanoTime()));
                     }
-                    asking.remove(t);
-                }));
+                    asking.remove(table, mine);
+                    mine.complete(null);
+                });
     }
 
     /** A client starting at {@code leader} (a {@code host:port}), failing over to the connection's nodes. */

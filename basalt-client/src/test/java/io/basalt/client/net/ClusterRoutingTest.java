@@ -55,4 +55,19 @@ class ClusterRoutingTest {
                     .as("cut at %d", at).isInstanceOf(MalformedFrameException.class);
         }
     }
+    @Test
+    void aClosedClusterConnectionFailsOperationsAsClosed() {
+        RemoteConnection c = new RemoteConnection(List.of(new RpcClient.Address("127.0.0.1", 1),
+                new RpcClient.Address("127.0.0.1", 2)), ClientOptions.defaults());
+        io.basalt.client.AsyncTable t = c.table("t");
+        assertThat(t).isInstanceOf(RoutedTable.class);
+        c.close();
+        assertThat(t.put(io.basalt.client.Put.of("r").addColumn("f", "q", "v")))
+                .failsWithin(java.time.Duration.ofSeconds(10)).withThrowableThat()
+                .havingRootCause().isInstanceOf(io.basalt.client.ConnectionClosedException.class);
+        try (RemoteConnection unrouted = new RemoteConnection(List.of(new RpcClient.Address("127.0.0.1", 1),
+                new RpcClient.Address("127.0.0.1", 2)), ClientOptions.builder().routeToLeaders(false).build())) {
+            assertThat(unrouted.table("t")).as("routing off").isInstanceOf(RemoteTable.class);
+        }
+    }
 }
