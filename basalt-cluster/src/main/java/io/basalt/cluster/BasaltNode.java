@@ -211,6 +211,58 @@ public final class BasaltNode implements AutoCloseable {
                 .thenCompose(_ -> CompletableFuture.runAsync(() -> awaitOnline(table)));
     }
 
+    /**
+     * Splits the region holding {@code row} there, or, with {@code row} null, each region of the
+     * table at the middle of its data (one too small stays whole). A split is an entry in the
+     * region's own log (every replica copies its store for the daughters at that index, then
+     * refuses further requests), then one metadata command that puts the daughters in the map;
+     * completes when the daughters have leaders. Asked again after a failure half way, it finishes
+     * the same split.
+     */
+    CompletableFuture<Void> split(String table, byte[] row) {
+        return CompletableFuture.runAsync(() -> {
+            List<MetaState.Region> regions = router.refresh(table).join();
+            List<MetaState.Region> targets = row == null ? regions : List.of(regionOf(regions, row));
+            List<MetaState.Region> daughters = new ArrayList<>();
+            for (MetaState.Region r : targets) {
+                byte[] at = row;
+                if (at == null) {
+                    at = RegionCodec.readMiddleRow(cluster.send(r.groupId(), RegionCodec.housekeeping(table,
+                            RegionCodec.MIDDLE_ROW), ClusterNode.Kind.READ).join(), "region " + r.id() + " of " + table);
+                    if (at == null || java.util.Arrays.equals(at, r.start())) {
+                        LOG.info("Region {} of {} has too little data to find a row to split at; it stays whole",
+                                r.id(), table);
+                        continue;
+                    }
+                } else if (java.util.Arrays.equals(at, r.start())) {
+                    throw new IllegalArgumentException("split row '" + io.basalt.bytes.Bytes.toStringBinary(at)
+                            + "' is the start of region " + r.id() + " of " + table + "; a split row must be inside it");
+                }
+                RegionCodec.SplitInfo info = RegionCodec.readSplitReply(cluster.send(r.groupId(),
+                        RegionCodec.split(table, at), ClusterNode.Kind.WRITE).join(), "region " + r.id() + " of " + table);
+                List<MetaState.Region> made = MetaStateMachine.readRegions(meta(MetaStateMachine.split(r, info),
+                        ClusterNode.Kind.WRITE, "split region " + r.id() + " of " + table).join());
+                made.forEach(d -> router.byGroup.put(d.groupId(), d));
+                daughters.addAll(made);
+                LOG.info("Region {} of {} split at '{}' (its log index {}) into regions {}", r.id(), table,
+                        io.basalt.bytes.Bytes.toStringBinary(info.row()), info.index(),
+                        made.stream().map(MetaState.Region::id).toList());
+            }
+            router.forget(table);
+            long deadline = System.currentTimeMillis() + ONLINE_TIMEOUT_MS;
+            for (MetaState.Region d : daughters) {
+                while (describe(d).leader().isEmpty()) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw new io.basalt.client.UnavailableException("region " + d.id() + " of " + table
+                                + " (a daughter of a split) has no leader after " + ONLINE_TIMEOUT_MS + " ms; it will"
+                                + " start as its nodes make it");
+                    }
+                    sleep(100);
+                }
+            }
+        }, Thread.ofVirtual()::start);
+    }
+
     /** The cluster's nodes and regions as the Raft servers report them now (a few seconds at most). */
     CompletableFuture<io.basalt.client.ClusterInfo> status() {
         return CompletableFuture.supplyAsync(() -> {
@@ -321,6 +373,24 @@ public final class BasaltNode implements AutoCloseable {
                     });
         }
 
+        /**
+         * Takes the whole map as the keeper just read it: every node keeps every table's map
+         * fresh, so one cut off from the metadata group still routes with the map it last saw.
+         */
+        void remember(List<MetaState.Region> all) {
+            Map<String, List<MetaState.Region>> byTable = new java.util.LinkedHashMap<>();
+            for (MetaState.Region r : all) {
+                byTable.computeIfAbsent(r.table(), _ -> new ArrayList<>()).add(r);
+                byGroup.put(r.groupId(), r);
+            }
+            byTable.forEach((table, list) -> tables.put(table, List.copyOf(list)));
+        }
+
+        /** The map of {@code table} this node holds now, without asking; {@code null} when none. */
+        List<MetaState.Region> cached(String table) {
+            return tables.get(table);
+        }
+
         void forget(String table) {
             List<MetaState.Region> gone = tables.remove(table);
             if (gone != null) {
@@ -348,8 +418,11 @@ public final class BasaltNode implements AutoCloseable {
                 } else {
                     lastSeen.clear(); // a new metadata leader gives every node the whole timeout again
                 }
+                List<MetaState.Region> all = allRegions();
+                router.remember(all);
+                startDaughters(all);
                 if (round++ % 4 == 0) {
-                    leaveStrayGroups();
+                    leaveStrayGroups(all);
                 }
             } catch (Exception e) {
                 if (!closed) {
@@ -365,7 +438,7 @@ public final class BasaltNode implements AutoCloseable {
                 "all regions").get(30, TimeUnit.SECONDS);
         List<TableDescriptor> tables = listTables().get(30, TimeUnit.SECONDS);
         for (MetaState.Region r : MetaStateMachine.readRegions(body)) {
-            if (r.online()) {
+            if (r.online() || r.parent() != null) {
                 continue;
             }
             router.byGroup.put(r.groupId(), r);
@@ -545,20 +618,22 @@ public final class BasaltNode implements AutoCloseable {
      * the map, so a group created since (always after the metadata that names it) is never taken
      * for a stray.
      */
-    private void leaveStrayGroups() throws Exception {
+    private void leaveStrayGroups(List<MetaState.Region> all) throws Exception {
         List<RaftGroupId> local = cluster.groups();
         if (local.stream().allMatch(MetaStateMachine.GROUP_ID::equals)) {
             return;
         }
-        ByteBuf body = meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null), ClusterNode.Kind.READ,
-                "all regions").get(30, TimeUnit.SECONDS);
         Map<RaftGroupId, MetaState.Region> byGroup = new java.util.HashMap<>();
-        MetaStateMachine.readRegions(body).forEach(r -> byGroup.put(r.groupId(), r));
+        all.forEach(r -> byGroup.put(r.groupId(), r));
         for (RaftGroupId g : local) {
             if (g.equals(MetaStateMachine.GROUP_ID)) {
                 continue;
             }
             MetaState.Region r = byGroup.get(g);
+            List<MetaState.Region> daughters = all.stream().filter(d -> g.getUuid().equals(d.parent())).toList();
+            if (r == null && !daughters.isEmpty() && !retirable(daughters)) {
+                continue; // a split parent: kept until each of its daughters runs on every one of its nodes
+            }
             if (r == null || !r.wants(config.nodeId())) {
                 LOG.info("Node {}: leaving group {} ({}); its replica here is deleted", config.nodeId(), g,
                         r == null ? "its table was dropped" : "region " + r.id() + " of " + r.table()
@@ -566,6 +641,65 @@ public final class BasaltNode implements AutoCloseable {
                 cluster.leave(g);
             }
         }
+    }
+
+    /** The region map as the metadata group has it now. */
+    private List<MetaState.Region> allRegions() throws Exception {
+        return MetaStateMachine.readRegions(meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null),
+                ClusterNode.Kind.READ, "all regions").get(30, TimeUnit.SECONDS));
+    }
+
+    private final java.util.Set<RaftGroupId> seedMissingWarned = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Starts, on this node, each split daughter placed here whose seed (the copy this node's
+     * replica of the parent made when it applied the split) is ready. A daughter never starts here
+     * without one: a replica starting empty could, with another, outvote the seeded ones and lose
+     * the parent's rows. Until its parent's replica here applies the split, it waits.
+     */
+    private void startDaughters(List<MetaState.Region> all) throws IOException {
+        for (MetaState.Region d : all) {
+            if (d.parent() == null || !d.replicas().contains(config.nodeId()) || cluster.hostsQuietly(d.groupId())) {
+                continue;
+            }
+            Path seed = config.dataDir().resolve("raft").resolve(d.parent().toString()).resolve("seeds")
+                    .resolve(d.group().toString());
+            if (!java.nio.file.Files.isDirectory(seed)) {
+                if (!cluster.hostsQuietly(RaftGroupId.valueOf(d.parent())) && seedMissingWarned.add(d.groupId())) {
+                    LOG.warn("Node {}: region {} of {} (a split daughter) has no seed here and its parent's replica is"
+                            + " gone; it runs on its other replicas", config.nodeId(), d.id(), d.table());
+                }
+                continue;
+            }
+            router.byGroup.put(d.groupId(), d);
+            cluster.join(RaftGroup.valueOf(d.groupId(), replicas(d)));
+            LOG.info("Node {}: region {} of {} (split daughter) started from its seed", config.nodeId(), d.id(),
+                    d.table());
+        }
+    }
+
+    /**
+     * Whether a split parent's groups may go: every daughter placed on this node runs here, and
+     * every replica of each of them has committed past the split (it started from its seed, or
+     * installed a snapshot), as this node's replica of the daughter knows from its leader.
+     */
+    private boolean retirable(List<MetaState.Region> daughters) {
+        for (MetaState.Region d : daughters) {
+            if (!d.wants(config.nodeId())) {
+                continue;
+            }
+            if (!cluster.hostsQuietly(d.groupId())) {
+                return false;
+            }
+            Map<Integer, Long> committed = cluster.commitIndexes(d.groupId());
+            for (int node : d.replicas()) {
+                Long index = committed.get(node);
+                if (index == null || index <= d.seedIndex()) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private RaftClient adminClient(RaftGroup group) {

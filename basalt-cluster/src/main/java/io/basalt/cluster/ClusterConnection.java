@@ -102,13 +102,26 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
                 return CompletableFuture.failedFuture(new IllegalArgumentException("call " + identity.callId()
                         + " spans more than " + PARTS_PER_CALL + " regions or is numbered too high"));
             }
-            return node.cluster().write(region.groupId(), region.table(), new WriteCall(identity.clientId(),
-                    identity.callId() * PARTS_PER_CALL + part, identity.completedBelow() * PARTS_PER_CALL, operations));
+            return suspectSplit(region, node.cluster().write(region.groupId(), region.table(), new WriteCall(
+                    identity.clientId(), identity.callId() * PARTS_PER_CALL + part,
+                    identity.completedBelow() * PARTS_PER_CALL, operations)));
         }
         CallId id = calls.next();
         WriteCall call = new WriteCall(id.clientId(), id.callId(), id.completedBelow(), operations);
-        return node.cluster().write(region.groupId(), region.table(), call)
+        return suspectSplit(region, node.cluster().write(region.groupId(), region.table(), call))
                 .whenComplete((_, _) -> calls.done(id.callId()));
+    }
+
+    /**
+     * A region that split refuses each operation as unavailable (nothing applied): the next request
+     * reads the region map afresh and goes to the daughters.
+     */
+    private CompletableFuture<List<Object>> suspectSplit(MetaState.Region region, CompletableFuture<List<Object>> f) {
+        return f.whenComplete((outcomes, _) -> {
+            if (outcomes != null && outcomes.stream().anyMatch(o -> o instanceof io.basalt.client.UnavailableException)) {
+                node.router().suspect(region.table());
+            }
+        });
     }
 
     private static <T> T single(List<Object> outcomes, Class<T> type) {
@@ -241,9 +254,13 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
      * are those of the table when the scan opened.
      */
     private final class ClusterScanner implements ResultScanner {
+        /** How often a scan reads the region map again when a region it reached split or went. */
+        private static final int REROUTES = 50;
+
         private final String table;
         private final Scan scan;
-        private final List<MetaState.Region> regions;
+        private List<MetaState.Region> regions;
+        private int reroutes;
         private final ArrayDeque<Result> buffered = new ArrayDeque<>();
         private int region;
         private byte[] after;
@@ -253,11 +270,43 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         ClusterScanner(String table, Scan scan, List<MetaState.Region> regions) {
             this.table = table;
             this.scan = scan.copy();
-            List<MetaState.Region> ordered = new ArrayList<>(regions);
+            this.regions = ordered(regions);
+        }
+
+        private List<MetaState.Region> ordered(List<MetaState.Region> list) {
+            List<MetaState.Region> ordered = new ArrayList<>(list);
             if (scan.reversed()) {
                 java.util.Collections.reverse(ordered);
             }
-            this.regions = ordered;
+            return ordered;
+        }
+
+        /**
+         * The region the scan was reading split (or its group went): reads the map again and goes
+         * on in the region that now holds where it was, from the row after the last one returned.
+         */
+        private void reroute(io.basalt.client.UnavailableException failure) {
+            if (++reroutes > REROUTES) {
+                throw failure;
+            }
+            MetaState.Region was = regions.get(region);
+            node.router().suspect(table);
+            List<MetaState.Region> fresh = ordered(node.router().regions(table).join());
+            for (int i = 0; i < fresh.size(); i++) {
+                MetaState.Region r = fresh.get(i);
+                boolean here = after != null ? r.contains(after)
+                        : scan.reversed() ? java.util.Arrays.equals(r.end(), was.end())
+                        : java.util.Arrays.equals(r.start(), was.start());
+                if (here) {
+                    if (r.groupId().equals(was.groupId())) { // the map has not changed yet: wait for it
+                        sleep(200);
+                    }
+                    regions = fresh;
+                    region = i;
+                    return;
+                }
+            }
+            throw failure;
         }
 
         @Override
@@ -274,6 +323,10 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
                     got = node.cluster().scan(regions.get(region).groupId(), table, page, rows,
                             ClusterNode.ReadMode.of(scan)).join();
                 } catch (CompletionException e) {
+                    if (e.getCause() instanceof io.basalt.client.UnavailableException u) {
+                        reroute(u);
+                        continue;
+                    }
                     throw e.getCause() instanceof RuntimeException r ? r : e;
                 }
                 buffered.addAll(got.results());
@@ -295,6 +348,15 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         public void close() {
             closed = true;
             buffered.clear();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.basalt.client.BasaltException("interrupted while a scan waited for the region map", e);
         }
     }
 
@@ -370,18 +432,14 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         @Override
         public CompletableFuture<Void> split(String table, byte[] row) {
-            return notYet("split");
+            return node.split(table, row);
         }
 
         @Override
         public CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion) {
-            return notYet("merge_region");
-        }
-
-        private static CompletableFuture<Void> notYet(String what) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException(what
-                    + " is not available in cluster mode yet (issue 19: splits and merges in a cluster need"
-                    + " commands in the regions' logs)"));
+            return CompletableFuture.failedFuture(new UnsupportedOperationException("merge_region is not available in"
+                    + " cluster mode yet: two regions' logs would have to stop at one point and their stores join"
+                    + " on one set of nodes (splits work)"));
         }
     }
 }

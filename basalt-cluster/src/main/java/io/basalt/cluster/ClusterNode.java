@@ -206,6 +206,23 @@ public final class ClusterNode implements AutoCloseable {
         return server.getDivision(group).getInfo().getLastAppliedIndex();
     }
 
+    /**
+     * The commit index of each member of {@code group} (by node id) as this node's replica knows
+     * it: its own, and the others' as the leader last told it; empty when it does not host the group.
+     */
+    Map<Integer, Long> commitIndexes(RaftGroupId group) {
+        Map<Integer, Long> out = new java.util.HashMap<>();
+        try {
+            for (var info : server.getDivision(group).getCommitInfos()) {
+                String id = RaftPeerId.valueOf(info.getServer().getId()).toString();
+                out.put(Integer.parseInt(id.substring(1)), info.getCommitIndex());
+            }
+        } catch (IOException | RuntimeException e) {
+            // not hosted, or closing: nothing known
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------ writes
 
     /** Creates the region's table: the first entry of a new region's log. */

@@ -28,10 +28,18 @@ final class MetaState {
     /**
      * One region: rows {@code [start, end)} of a table ({@code end} empty: to the table's end),
      * replicated on the nodes {@code replicas}; {@code joining} is the node a replica is being
-     * re-created on (it holds the group while it catches up), 0 when none is.
+     * re-created on (it holds the group while it catches up), 0 when none is. A split's daughter
+     * names its {@code parent}'s group and the parent's log index of the split ({@code seedIndex}):
+     * each replica starts from a copy its parent's replica made at that index ({@code null} and 0
+     * for a region made with its table).
      */
     record Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas,
-                  boolean online, int joining) {
+                  boolean online, int joining, UUID parent, long seedIndex) {
+        Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas, boolean online,
+               int joining) {
+            this(table, id, start, end, group, replicas, online, joining, null, 0);
+        }
+
         RaftGroupId groupId() {
             return RaftGroupId.valueOf(group);
         }
@@ -41,11 +49,12 @@ final class MetaState {
         }
 
         Region markedOnline() {
-            return new Region(table, id, start, end, group, replicas, true, joining);
+            return new Region(table, id, start, end, group, replicas, true, joining, parent, seedIndex);
         }
 
         Region withReplicas(List<Integer> now, int joiningNow) {
-            return new Region(table, id, start, end, group, now.stream().sorted().toList(), online, joiningNow);
+            return new Region(table, id, start, end, group, now.stream().sorted().toList(), online, joiningNow, parent,
+                    seedIndex);
         }
 
         /** Whether {@code node} should hold this region's group: a replica, or the one joining. */
@@ -289,6 +298,40 @@ final class MetaState {
         }
     }
 
+    /**
+     * Replaces region {@code regionId} of {@code table}, Raft group {@code parentGroup}, by its two
+     * daughters after the split entry at {@code index} of the parent's log: {@code [start, row)} in
+     * group {@code low} and {@code [row, end)} in group {@code high}, on the parent's nodes, online
+     * (each replica starts from the copy its parent's replica made). Again with the same split it
+     * returns the daughters made the first time.
+     */
+    List<Region> splitRegion(String table, long regionId, UUID parentGroup, byte[] row, long index, UUID low,
+                             UUID high) {
+        List<Region> list = regions(table);
+        List<Region> done = list.stream().filter(r -> r.group().equals(low) || r.group().equals(high)).toList();
+        if (!done.isEmpty()) {
+            return done;
+        }
+        Region parent = region(table, regionId);
+        if (!parent.group().equals(parentGroup)) {
+            throw new IllegalArgumentException("region " + regionId + " of " + table + " is group " + parent.group()
+                    + ", not " + parentGroup);
+        }
+        if (!parent.contains(row) || java.util.Arrays.equals(row, parent.start())) {
+            throw new IllegalArgumentException("split row '" + Bytes.toStringBinary(row) + "' is not inside region "
+                    + regionId + " of " + table + " (after its start, before its end)");
+        }
+        List<Integer> replicas = parent.replicas();
+        Region a = new Region(table, nextRegionId++, parent.start(), row, low, replicas, true, 0, parentGroup, index);
+        Region b = new Region(table, nextRegionId++, row, parent.end(), high, replicas, true, 0, parentGroup, index);
+        List<Region> next = new ArrayList<>(list);
+        int at = next.indexOf(parent);
+        next.set(at, b);
+        next.add(at, a);
+        regions.put(table, List.copyOf(next));
+        return List.of(a, b);
+    }
+
     /** Drops a table; returns its regions, whose groups the caller removes from their nodes. */
     List<Region> dropTable(String table) {
         List<Region> gone = regions(table);
@@ -321,6 +364,11 @@ final class MetaState {
         r.replicas().forEach(id -> Wire.writeVarint(buf, id));
         Wire.writeBoolean(buf, r.online());
         Wire.writeVarint(buf, r.joining());
+        Wire.writeBoolean(buf, r.parent() != null);
+        if (r.parent() != null) {
+            buf.writeLong(r.parent().getMostSignificantBits()).writeLong(r.parent().getLeastSignificantBits());
+            Wire.writeVarlong(buf, r.seedIndex());
+        }
     }
 
     static Region readRegion(ByteBuf buf) {
@@ -338,7 +386,14 @@ final class MetaState {
             replicas.add(Wire.readVarint(buf, "replica"));
         }
         boolean online = Wire.readBoolean(buf, "online");
-        return new Region(table, id, start, end, group, List.copyOf(replicas), online, Wire.readVarint(buf, "joining"));
+        int joining = Wire.readVarint(buf, "joining");
+        UUID parent = null;
+        long seedIndex = 0;
+        if (Wire.readBoolean(buf, "has parent")) {
+            parent = new UUID(Wire.readLong(buf, "parent group"), Wire.readLong(buf, "parent group"));
+            seedIndex = Wire.readVarlong(buf, "seed index");
+        }
+        return new Region(table, id, start, end, group, List.copyOf(replicas), online, joining, parent, seedIndex);
     }
 
     /** The whole state, for a snapshot. */

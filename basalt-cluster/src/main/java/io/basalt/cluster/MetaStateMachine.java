@@ -63,6 +63,7 @@ public final class MetaStateMachine extends BaseStateMachine {
     static final int MOVE_START = 6;
     static final int MOVE_DONE = 7;
     static final int TRUNCATE = 8;
+    static final int SPLIT = 9;
 
     static final int NODES = 1;
     static final int TABLES = 2;
@@ -211,6 +212,14 @@ public final class MetaStateMachine extends BaseStateMachine {
         });
     }
 
+    static Message split(MetaState.Region parent, RegionCodec.SplitInfo split) {
+        return command(SPLIT, buf -> {
+            Wire.writeString(buf, parent.table());
+            Wire.writeVarlong(buf, parent.id());
+            RegionCodec.writeSplit(buf, split);
+        });
+    }
+
     static Message query(int kind, String table) {
         return command(kind, buf -> {
             if (table != null) {
@@ -275,6 +284,13 @@ public final class MetaStateMachine extends BaseStateMachine {
                         MetaState.Region r = kind == MOVE_START ? state.startMove(table, region, from, to)
                                 : state.finishMove(table, region, from, to);
                         writeRegions(out, List.of(r));
+                    }
+                    case SPLIT -> {
+                        String table = Wire.readString(buf, "table");
+                        long region = Wire.readVarlong(buf, "region");
+                        RegionCodec.SplitInfo split = RegionCodec.readSplit(buf);
+                        writeRegions(out, state.splitRegion(table, region, split.parent(), split.row(), split.index(),
+                                split.low(), split.high()));
                     }
                     default -> throw new MalformedFrameException("metadata command kind " + kind + " is unknown");
                 }

@@ -42,11 +42,13 @@ final class RegionCodec {
 
     static final int CREATE_TABLE = 1;
     static final int WRITE = 2;
+    static final int SPLIT = 3;
 
     static final int GET = 1;
     static final int SCAN = 2;
     static final int FLUSH = 3;
     static final int COMPACT = 4;
+    static final int MIDDLE_ROW = 5;
 
     private static final int OP_MUTATION = 1;
     private static final int OP_CHECK = 2;
@@ -138,6 +140,96 @@ final class RegionCodec {
             });
         }
         return new WriteCall(clientId, callId, completedBelow, ops);
+    }
+
+    // ------------------------------------------------------------------ splits
+
+    /**
+     * A split of region group {@code parent} at {@code row}, applied at {@code index} (of term
+     * {@code term}) of its log: the daughters' groups are {@code low} ({@code [start, row)}) and
+     * {@code high} ({@code [row, end)}), derived from the parent's group and the index, so every
+     * replica names the same.
+     */
+    record SplitInfo(java.util.UUID parent, byte[] row, long index, long term, java.util.UUID low,
+                     java.util.UUID high) {
+        static SplitInfo of(java.util.UUID parent, byte[] row, long index, long term) {
+            return new SplitInfo(parent, row, index, term, daughter(parent, index, "low"),
+                    daughter(parent, index, "high"));
+        }
+
+        private static java.util.UUID daughter(java.util.UUID parent, long index, String side) {
+            return java.util.UUID.nameUUIDFromBytes((parent + "/split/" + index + "/" + side)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A SPLIT entry: the region's table and the row its upper daughter starts at. */
+    static Message split(String table, byte[] row) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(SPLIT);
+        Wire.writeString(buf, table);
+        Wire.writeBytes(buf, row);
+        return message(buf);
+    }
+
+    static void writeSplit(ByteBuf buf, SplitInfo s) {
+        writeUuid(buf, s.parent());
+        Wire.writeBytes(buf, s.row());
+        Wire.writeVarlong(buf, s.index());
+        Wire.writeVarlong(buf, s.term());
+        writeUuid(buf, s.low());
+        writeUuid(buf, s.high());
+    }
+
+    static SplitInfo readSplit(ByteBuf buf) {
+        return new SplitInfo(readUuid(buf, "split parent"), Wire.readBytes(buf, "split row"),
+                Wire.readVarlong(buf, "split index"), Wire.readVarlong(buf, "split term"), readUuid(buf, "low daughter"),
+                readUuid(buf, "high daughter"));
+    }
+
+    private static void writeUuid(ByteBuf buf, java.util.UUID u) {
+        buf.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+    }
+
+    private static java.util.UUID readUuid(ByteBuf buf, String what) {
+        return new java.util.UUID(Wire.readLong(buf, what), Wire.readLong(buf, what));
+    }
+
+    /** A SPLIT entry's reply: OK and the split (also when it was split before), or the error. */
+    static Message splitReply(SplitInfo split) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Status.OK.code());
+        writeSplit(buf, split);
+        return message(buf);
+    }
+
+    static SplitInfo readSplitReply(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int code = Wire.readUnsignedByte(buf, "split status");
+        if (code != Status.OK.code()) {
+            throw Errors.of("split", where, Status.of(code), code, Messages.readError(buf));
+        }
+        SplitInfo s = readSplit(buf);
+        Wire.end(buf, "split reply");
+        return s;
+    }
+
+    /** A MIDDLE_ROW query's reply: the row that splits the replica's data in two halves (empty: none). */
+    static Message middleRowReply(byte[] row) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Status.OK.code());
+        Wire.writeBytes(buf, row == null ? new byte[0] : row);
+        return message(buf);
+    }
+
+    static byte[] readMiddleRow(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int code = Wire.readUnsignedByte(buf, "middle row status");
+        if (code != Status.OK.code()) {
+            throw Errors.of("read", where, Status.of(code), code, Messages.readError(buf));
+        }
+        byte[] row = Wire.readBytes(buf, "middle row");
+        return row.length == 0 ? null : row;
     }
 
     // ------------------------------------------------------------------ outcomes

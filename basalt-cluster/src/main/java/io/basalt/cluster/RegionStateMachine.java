@@ -60,6 +60,15 @@ public final class RegionStateMachine extends BaseStateMachine {
     private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
     private volatile ReplicaStore replica;
     private Path liveDirectory;
+    /** This group's directory's {@code seeds/}: the copies a split made here for its daughters. */
+    private Path seedsDirectory;
+    /** The node's directory of groups: where a daughter looks for the seed its parent made. */
+    private Path groupsDirectory;
+    /** Set once the region split (applied here, or in the snapshot loaded); later entries are refused. */
+    private volatile Split split;
+
+    /** A split applied here: of which table, and how. */
+    record Split(String table, RegionCodec.SplitInfo info) {}
     /** Touched only on the apply thread. */
     private Sessions sessions = new Sessions();
 
@@ -76,7 +85,13 @@ public final class RegionStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
         super.initialize(server, groupId, storage);
         snapshots.init(storage);
-        liveDirectory = storage.getStorageDir().getRoot().toPath().resolve("replica");
+        Path root = storage.getStorageDir().getRoot().toPath();
+        liveDirectory = root.resolve("replica");
+        seedsDirectory = root.resolve("seeds");
+        groupsDirectory = root.toAbsolutePath().getParent();
+        if (snapshots.latest() == null) {
+            adoptSeed(groupId);
+        }
         getLifeCycle().startAndTransition(this::load, IOException.class);
     }
 
@@ -108,14 +123,19 @@ public final class RegionStateMachine extends BaseStateMachine {
             closeReplica();
             RegionSnapshots.deleteTree(liveDirectory);
             RegionSnapshots.Snapshot latest = snapshots.latest();
+            split = null;
             if (latest != null) {
                 ReplicaStore.restore(latest.store(), liveDirectory);
                 sessions = Sessions.readFrom(latest.sessions());
                 setLastAppliedTermIndex(latest.termIndex());
+                split = readSplit(latest.directory().resolve(SPLIT_FILE));
             } else {
                 sessions = new Sessions();
             }
             replica = ReplicaStore.open(liveDirectory, options);
+            if (split != null) { // a snapshot taken after the split: the daughters may still need their seeds
+                makeSeeds(split);
+            }
             LOG.info("{}: replica store rebuilt from {}", this, latest == null ? "nothing (no snapshot yet)"
                     : latest.directory());
         } finally {
@@ -171,6 +191,7 @@ public final class RegionStateMachine extends BaseStateMachine {
         return switch (kind) {
             case RegionCodec.CREATE_TABLE -> createTable(index, buf);
             case RegionCodec.WRITE -> write(index, buf);
+            case RegionCodec.SPLIT -> split(index, buf);
             default -> undecodable(index, new IllegalArgumentException("log entry kind " + kind + " is unknown"));
         };
     }
@@ -182,6 +203,9 @@ public final class RegionStateMachine extends BaseStateMachine {
     }
 
     private Message createTable(long index, ByteBuf buf) {
+        if (split != null) {
+            return RegionCodec.reply(List.of(RegionCodec.failed(1, splitAway())));
+        }
         TableDescriptor table;
         try {
             table = Messages.readTable(buf);
@@ -217,6 +241,7 @@ public final class RegionStateMachine extends BaseStateMachine {
         }
         now = sessions.advanceClock(now);
         sessions.expire(now);
+        Split done = split;
         byte[][] replies = new byte[calls.size()][];
         List<Object> operations = new ArrayList<>();
         int[] first = new int[calls.size()];
@@ -235,6 +260,10 @@ public final class RegionStateMachine extends BaseStateMachine {
                     }
                     case null -> { }
                 }
+            }
+            if (done != null) { // not applied, not recorded: the client retries it in a daughter
+                replies[i] = RegionCodec.failed(call.operations().size(), splitAway());
+                continue;
             }
             first[i] = operations.size();
             operations.addAll(call.operations());
@@ -261,6 +290,180 @@ public final class RegionStateMachine extends BaseStateMachine {
         return RegionCodec.reply(List.of(replies));
     }
 
+    // ------------------------------------------------------------------ splits
+
+    static final String SPLIT_FILE = "split";
+    /**
+     * The term of a daughter's seed snapshot: the same on every replica, and 1, the first term a
+     * new group elects in, so the daughter's own entries never carry a lower term than it. Not 0:
+     * Ratis takes a voter whose last entry has term 0 for one with an empty log and does not count
+     * its vote.
+     */
+    static final long SEED_TERM = 1;
+
+    /** Why a split region refuses a request: its rows are in its daughters now. */
+    private io.basalt.client.UnavailableException splitAway() {
+        Split s = split;
+        return new io.basalt.client.UnavailableException("region group " + getGroupId() + " split at row '"
+                + io.basalt.bytes.Bytes.toStringBinary(s.info().row()) + "' (log index " + s.info().index()
+                + "); its rows are in two new regions: read the region map again");
+    }
+
+    /**
+     * The SPLIT entry at {@code index}: every replica, at this same index, makes one seed per
+     * daughter (a copy of its store narrowed to the daughter's range, with the sessions table),
+     * and from here on refuses every write and read; the reply names the daughters. A second
+     * SPLIT entry answers with the first split.
+     */
+    private Message split(long index, ByteBuf buf) {
+        String table;
+        byte[] row;
+        try {
+            table = Wire.readString(buf, "split table");
+            row = Wire.readBytes(buf, "split row");
+        } catch (RuntimeException e) {
+            return RegionCodec.queryFailed(e);
+        }
+        if (split != null) {
+            return RegionCodec.splitReply(split.info());
+        }
+        byte[][] range;
+        try {
+            range = replica.range(table);
+        } catch (RuntimeException e) {
+            return RegionCodec.queryFailed(e);
+        }
+        boolean inside = io.basalt.bytes.Bytes.compare(row, range[0]) > 0
+                && (range[1].length == 0 || io.basalt.bytes.Bytes.compare(row, range[1]) < 0);
+        if (!inside) {
+            return RegionCodec.queryFailed(new IllegalArgumentException("split row '"
+                    + io.basalt.bytes.Bytes.toStringBinary(row) + "' is not inside the region (after its start,"
+                    + " before its end)"));
+        }
+        Split s = new Split(table, RegionCodec.SplitInfo.of(getGroupId().getUuid(), row, index,
+                getLastAppliedTermIndex() == null ? 0 : getLastAppliedTermIndex().getTerm()));
+        try {
+            makeSeeds(s);
+        } catch (IOException e) {
+            // This replica cannot copy its store: like a failed disk, it stops rather than diverge.
+            throw new java.io.UncheckedIOException(this + ": making the seeds of the split at index " + index, e);
+        }
+        split = s;
+        LOG.info("{}: split at row '{}' (index {}) into groups {} and {}", this,
+                io.basalt.bytes.Bytes.toStringBinary(row), index, s.info().low(), s.info().high());
+        return RegionCodec.splitReply(s.info());
+    }
+
+    /**
+     * Makes in {@code seeds/} each daughter's seed that is neither there nor already a group on
+     * this node: {@code seeds/<group>/snapshot.1_<index>/} holding {@code store/} (this store's
+     * checkpoint, narrowed to the daughter's range) and {@code sessions}. Built under a temporary
+     * name and renamed whole.
+     */
+    private void makeSeeds(Split s) throws IOException {
+        RegionCodec.SplitInfo info = s.info();
+        byte[][] range = replica.range(s.table());
+        Path work = seedsDirectory.resolve(".work-" + info.index());
+        RegionSnapshots.deleteTree(work);
+        Path checkpoint = work.resolve("parent");
+        boolean checkpointed = false;
+        Object[][] daughters = {{info.low(), range[0], info.row()}, {info.high(), info.row(), range[1]}};
+        for (Object[] d : daughters) {
+            String group = d[0].toString();
+            Path done = seedsDirectory.resolve(group);
+            if (java.nio.file.Files.exists(done) || java.nio.file.Files.exists(groupsDirectory.resolve(group))) {
+                continue;
+            }
+            if (!checkpointed) {
+                java.nio.file.Files.createDirectories(work);
+                replica.checkpoint(checkpoint);
+                checkpointed = true;
+            }
+            Path storeDir = work.resolve(group);
+            ReplicaStore.restore(checkpoint, storeDir);
+            Path tmp = seedsDirectory.resolve(".tmp-" + group);
+            RegionSnapshots.deleteTree(tmp);
+            Path snapshot = tmp.resolve("snapshot." + SEED_TERM + "_" + info.index());
+            java.nio.file.Files.createDirectories(snapshot);
+            try (ReplicaStore daughter = ReplicaStore.open(storeDir, options)) {
+                daughter.narrow(s.table(), (byte[]) d[1], (byte[]) d[2]);
+                daughter.checkpoint(snapshot.resolve("store"));
+            }
+            sessions.writeTo(snapshot.resolve("sessions"));
+            RegionSnapshots.sync(snapshot);
+            RegionSnapshots.sync(tmp);
+            java.nio.file.Files.move(tmp, done, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            RegionSnapshots.sync(seedsDirectory);
+            LOG.info("{}: seed of daughter {} made", this, group);
+        }
+        RegionSnapshots.deleteTree(work);
+    }
+
+    /**
+     * A daughter's first start on this node: the seed its parent's replica here made becomes its
+     * first snapshot (moved, not copied), so it starts where the parent split, and its log from the
+     * next index. Without a seed it starts empty, and only as a replica added to a running group,
+     * which its leader brings up to date with a snapshot.
+     */
+    private void adoptSeed(RaftGroupId group) throws IOException {
+        String name = group.getUuid().toString();
+        try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(groupsDirectory)) {
+            for (Path g : dirs.toList()) {
+                Path seed = g.resolve("seeds").resolve(name);
+                if (!java.nio.file.Files.isDirectory(seed)) {
+                    continue;
+                }
+                try (java.util.stream.Stream<Path> inside = java.nio.file.Files.list(seed)) {
+                    for (Path snapshot : inside.toList()) {
+                        java.nio.file.Files.move(snapshot, snapshots.getSnapshotDir().toPath()
+                                .resolve(snapshot.getFileName()), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    }
+                }
+                RegionSnapshots.sync(snapshots.getSnapshotDir().toPath());
+                RegionSnapshots.deleteTree(seed);
+                snapshots.refresh();
+                LOG.info("{}: starts from the seed its parent {} made here", this, g.getFileName());
+                return;
+            }
+        }
+    }
+
+    private static void writeSplit(Path file, Split s) throws IOException {
+        io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer();
+        Wire.writeString(buf, s.table());
+        RegionCodec.writeSplit(buf, s.info());
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes);
+        byte[] out = java.nio.ByteBuffer.allocate(bytes.length + 4).put(bytes).putInt((int) crc.getValue()).array();
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(out));
+            ch.force(true);
+        }
+    }
+
+    private static Split readSplit(Path file) throws IOException {
+        if (!java.nio.file.Files.exists(file)) {
+            return null;
+        }
+        byte[] all = java.nio.file.Files.readAllBytes(file);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(all, 0, Math.max(0, all.length - 4));
+        if (all.length < 4 || (int) crc.getValue() != java.nio.ByteBuffer.wrap(all, all.length - 4, 4).getInt()) {
+            throw new IOException("split record " + file + " is corrupt: its checksum does not match its bytes");
+        }
+        ByteBuf buf = io.netty.buffer.Unpooled.wrappedBuffer(all, 0, all.length - 4);
+        try {
+            Split s = new Split(Wire.readString(buf, "split table"), RegionCodec.readSplit(buf));
+            Wire.end(buf, "split record");
+            return s;
+        } catch (RuntimeException e) {
+            throw new IOException("split record " + file + " does not decode: " + e.getMessage(), e);
+        }
+    }
+
     // ------------------------------------------------------------------ snapshots
 
     @Override
@@ -276,6 +479,9 @@ public final class RegionStateMachine extends BaseStateMachine {
         Path built = snapshots.building(last);
         replica.checkpoint(built.resolve("store"));
         sessions.writeTo(built.resolve("sessions"));
+        if (split != null) {
+            writeSplit(built.resolve(SPLIT_FILE), split);
+        }
         snapshots.commit(built, last);
         LOG.info("{}: snapshot at {}", this, last);
         return last.getIndex();
@@ -294,9 +500,19 @@ public final class RegionStateMachine extends BaseStateMachine {
             ByteBuf buf = RegionCodec.buffer(request.getContent());
             int kind = RegionCodec.readKind(buf, "query");
             String table = Wire.readString(buf, "query table");
+            if (split != null && (kind == RegionCodec.GET || kind == RegionCodec.SCAN
+                    || kind == RegionCodec.MIDDLE_ROW)) {
+                throw splitAway();
+            }
             return CompletableFuture.completedFuture(switch (kind) {
+                case RegionCodec.MIDDLE_ROW -> RegionCodec.middleRowReply(store.middleRow(table));
                 case RegionCodec.GET -> {
                     Get get = Messages.readGet(buf);
+                    if (!store.holds(table, get.row())) {
+                        throw new io.basalt.client.UnavailableException("row '"
+                                + io.basalt.bytes.Bytes.toStringBinary(get.row()) + "' is not in this region any more"
+                                + " (it split); read the region map again");
+                    }
                     yield RegionCodec.results(List.of(store.connection().table(table).get(get).join()), false);
                 }
                 case RegionCodec.SCAN -> {

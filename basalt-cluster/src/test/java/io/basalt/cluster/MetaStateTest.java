@@ -124,4 +124,41 @@ class MetaStateTest {
         assertThatThrownBy(() -> s.truncateTable("nope", false, 3, 13))
                 .isInstanceOf(io.basalt.client.TableNotFoundException.class);
     }
+
+    @Test
+    void aSplitReplacesTheParentByItsDaughtersOnTheSameNodesOnceAndSurvivesASnapshot() {
+        MetaState s = cluster(4);
+        s.createTable(TableDescriptor.of("t", "f"), List.of("m".getBytes()), 3, 7);
+        MetaState.Region parent = s.regions("t").getFirst(); // [, m)
+        java.util.UUID low = java.util.UUID.randomUUID();
+        java.util.UUID high = java.util.UUID.randomUUID();
+        assertThatThrownBy(() -> s.splitRegion("t", parent.id(), parent.group(), "q".getBytes(), 40, low, high))
+                .hasMessageContaining("not inside");
+        assertThatThrownBy(() -> s.splitRegion("t", parent.id(), parent.group(), new byte[0], 40, low, high))
+                .hasMessageContaining("not inside");
+        assertThatThrownBy(() -> s.splitRegion("t", parent.id(), java.util.UUID.randomUUID(), "g".getBytes(), 40, low,
+                high)).hasMessageContaining("is group");
+
+        List<MetaState.Region> daughters = s.splitRegion("t", parent.id(), parent.group(), "g".getBytes(), 40, low,
+                high);
+        assertThat(daughters).extracting(MetaState.Region::group).containsExactly(low, high);
+        assertThat(daughters).allSatisfy(d -> {
+            assertThat(d.replicas()).isEqualTo(parent.replicas());
+            assertThat(d.online()).isTrue();
+            assertThat(d.parent()).isEqualTo(parent.group());
+            assertThat(d.seedIndex()).isEqualTo(40);
+        });
+        assertThat(s.regions("t")).extracting(r -> new String(r.start()) + "-" + new String(r.end()))
+                .containsExactly("-g", "g-m", "m-");
+        assertThat(s.splitRegion("t", parent.id(), parent.group(), "g".getBytes(), 40, low, high))
+                .as("the same split again: the same daughters, nothing new").isEqualTo(daughters);
+        assertThat(s.regions("t")).hasSize(3);
+
+        ByteBuf buf = Unpooled.buffer();
+        s.writeTo(buf);
+        MetaState read = MetaState.readFrom(buf);
+        assertThat(read.regions("t").get(1).parent()).isEqualTo(parent.group());
+        assertThat(read.regions("t").get(1).seedIndex()).isEqualTo(40);
+        assertThat(read.regions("t").get(2).parent()).isNull();
+    }
 }

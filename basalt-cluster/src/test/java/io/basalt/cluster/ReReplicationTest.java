@@ -1,5 +1,9 @@
 package io.basalt.cluster;
 
+import static io.basalt.cluster.NodeChecks.await;
+import static io.basalt.cluster.NodeChecks.awaitCaughtUp;
+import static io.basalt.cluster.NodeChecks.closeAll;
+import static io.basalt.cluster.NodeChecks.regionGroups;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.basalt.client.AsyncTable;
@@ -15,10 +19,8 @@ import io.basalt.server.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,28 +48,12 @@ class ReReplicationTest {
                 "q".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
     }
 
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (!done.getAsBoolean()) {
-            assertThat(System.currentTimeMillis()).as(what).isLessThan(deadline);
-            Thread.sleep(200);
-        }
-    }
-
     private static List<Integer> replicas(Connection c) {
         try {
             ClusterInfo status = c.admin().clusterStatus().get(60, TimeUnit.SECONDS);
             return status.regions().getFirst().replicas().stream().map(ClusterInfo.Replica::node).sorted().toList();
         } catch (Exception e) {
             return List.of();
-        }
-    }
-
-    private static List<RaftGroupId> regionGroups(BasaltNode n) {
-        try {
-            return n.cluster().groups().stream().filter(g -> !g.equals(MetaStateMachine.GROUP_ID)).toList();
-        } catch (Exception e) {
-            throw new AssertionError(e);
         }
     }
 
@@ -99,19 +85,7 @@ class ReReplicationTest {
                 List<RaftGroupId> onFour = regionGroups(running[4]);
                 assertThat(onFour).hasSize(1);
                 RaftGroupId group = onFour.getFirst();
-                await("node 4 applied what the leader has", () -> {
-                    try {
-                        long leader = 0;
-                        for (int id : List.of(1, 3, 4)) {
-                            if (running[id].cluster().isLeader(group)) {
-                                leader = running[id].cluster().appliedIndex(group);
-                            }
-                        }
-                        return leader > 0 && running[4].cluster().appliedIndex(group) >= leader;
-                    } catch (Exception e) {
-                        return false;
-                    }
-                });
+                awaitCaughtUp(running, running[4], group);
                 for (int i = 0; i < 50; i++) {
                     Result before = running[4].cluster().get(group, "t", Get.of("before" + i), ClusterNode.ReadMode.STALE)
                             .get(30, TimeUnit.SECONDS);
@@ -135,17 +109,7 @@ class ReReplicationTest {
                 assertThat(replicas(c)).containsExactly(1, 3, 4);
             }
         } finally {
-            List<Exception> failures = new ArrayList<>();
-            for (BasaltNode n : running) {
-                if (n != null) {
-                    try {
-                        n.close();
-                    } catch (Exception e) {
-                        failures.add(e);
-                    }
-                }
-            }
-            assertThat(failures).isEmpty();
+            closeAll(running);
         }
     }
 }

@@ -116,6 +116,39 @@ public final class ReplicaStore implements AutoCloseable {
         LocalDisk.INSTANCE.syncDirectory(target.toAbsolutePath().getParent());
     }
 
+    /**
+     * Keeps only rows {@code [start, end)} of {@code table} ({@code end} empty: to the table's end):
+     * what a split's daughter does with the copy of its parent's store it starts from. Reads see
+     * only the range at once; compactions drop the rest from the files.
+     */
+    public void narrow(String table, byte[] start, byte[] end) throws IOException {
+        store.narrowReplica(table, start, end);
+    }
+
+    /** {@code table}'s rows in this replica, as {@code {start, end}} ({@code end} empty: to the end). */
+    public byte[][] range(String table) {
+        Region r = store.table(table).regions().getFirst();
+        return new byte[][] {r.start(), r.end()};
+    }
+
+    /**
+     * A row near the middle of {@code table}'s data here (memtables flushed first when the files
+     * alone cannot tell), or {@code null} when there is too little data to split.
+     */
+    public byte[] middleRow(String table) {
+        byte[] row = store.table(table).regions().getFirst().middleRow();
+        if (row == null) {
+            connection.admin().flush(table).join();
+            row = store.table(table).regions().getFirst().middleRow();
+        }
+        return row;
+    }
+
+    /** Whether {@code row} of {@code table} is in this replica's range. */
+    public boolean holds(String table, byte[] row) {
+        return store.table(table).regionFor(row).contains(row);
+    }
+
     /** Why the store refuses writes, or {@code null} while it takes them. */
     public StoreReadOnlyException readOnly() {
         return store.readOnly();

@@ -1075,7 +1075,12 @@ final class Store implements Closeable {
             default -> throw new IllegalArgumentException("a replicated log entry holds mutations and"
                     + " check-and-mutates, not " + operation.getClass().getName());
         };
-        return table(table).regionFor(row).applyLogged(operation, sequence, now);
+        Region region = table(table).regionFor(row);
+        if (!region.contains(row)) { // a narrowed replica (a split's daughter): every replica refuses alike
+            return new io.basalt.client.UnavailableException("row '" + io.basalt.bytes.Bytes.toStringBinary(row)
+                    + "' is not in region " + region.label() + " any more: the region split; read the region map again");
+        }
+        return region.applyLogged(operation, sequence, now);
     }
 
     /** Bits of a sequence that number the operations of one replicated log entry. */
@@ -1183,7 +1188,7 @@ final class Store implements Closeable {
                     + " through its log");
         }
         synchronized (parent.compactionLock) {
-            TableRegions table = current(parent);
+            current(parent);
             byte[] row = at != null ? at : parent.middleRow();
             if (row == null) {
                 flush(parent, true);
@@ -1198,62 +1203,10 @@ final class Store implements Closeable {
                         + "' is not inside region " + parent.label() + " (after its start, before its end)");
             }
             flush(parent, true); // the bulk, while writes go on
-            Region a;
-            Region b;
-            synchronized (parent.flushLock) {
-                synchronized (catalog) {
-                    try (RegionLocks.Lease _ = locks.lockTableWrite(parent.id())) {
-                        checkWritable();
-                        current(parent);
-                        parent.freezeLocked();
-                        while (!parent.view().flushing().isEmpty()) {
-                            writeOut(parent, parent.view().flushing().getFirst());
-                        }
-                        Manifest.RegionState state = manifest.regionState(parent.id());
-                        int aId = manifest.reserveTableId();
-                        int bId = manifest.reserveTableId();
-                        Map<String, List<SSTableReader>> aFiles = new LinkedHashMap<>();
-                        Map<String, List<SSTableReader>> bFiles = new LinkedHashMap<>();
-                        List<ManifestEdit.Change> changes = new ArrayList<>();
-                        changes.add(new ManifestEdit.DropRegion(parent.id()));
-                        changes.add(new ManifestEdit.AddRegion(table.id(), aId, parent.start(), row,
-                                state.flushedSequence()));
-                        changes.add(new ManifestEdit.AddRegion(table.id(), bId, row, parent.end(),
-                                state.flushedSequence()));
-                        View view = parent.view();
-                        for (var family : view.files().entrySet()) {
-                            Map<Long, ManifestEdit.FileMeta> metas = new HashMap<>();
-                            state.files().get(family.getKey()).forEach(m -> metas.put(m.fileNumber(), m));
-                            List<SSTableReader> inA = new ArrayList<>();
-                            List<SSTableReader> inB = new ArrayList<>();
-                            for (SSTableReader file : family.getValue()) {
-                                ManifestEdit.FileMeta meta = metas.get(file.fileNumber());
-                                if (overlaps(file, parent.start(), row)) {
-                                    inA.add(file);
-                                    changes.add(new ManifestEdit.AddFile(aId, family.getKey(), meta));
-                                }
-                                if (overlaps(file, row, parent.end())) {
-                                    inB.add(file);
-                                    changes.add(new ManifestEdit.AddFile(bId, family.getKey(), meta));
-                                }
-                            }
-                            aFiles.put(family.getKey(), inA);
-                            bFiles.put(family.getKey(), inB);
-                        }
-                        changes.add(new ManifestEdit.NextTable(manifest.nextTableId()));
-                        try {
-                            manifest.apply(new ManifestEdit(changes));
-                        } catch (ManifestBrokenException e) {
-                            throw goReadOnly("splitting region " + parent.label(), e);
-                        }
-                        a = new Region(aId, table.id(), parent.start(), row, table.descriptor(), this,
-                                adopt(aFiles));
-                        b = new Region(bId, table.id(), row, parent.end(), table.descriptor(), this, adopt(bFiles));
-                        table.replace(List.of(parent), List.of(a, b));
-                        parent.retireLocked();
-                    }
-                }
-            }
+            List<Region> daughters = carve(parent, List.of(new byte[][] {parent.start(), row},
+                    new byte[][] {row, parent.end()}), "splitting");
+            Region a = daughters.get(0);
+            Region b = daughters.get(1);
             parent.closeRetired();
             splits.incrementAndGet();
             LOG.info("Split region {} at '{}' into {} and {}", parent.label(), io.basalt.bytes.Bytes.toStringBinary(row),
@@ -1261,6 +1214,104 @@ final class Store implements Closeable {
             requestCompaction(a, false);
             requestCompaction(b, false);
             return List.of(a, b);
+        }
+    }
+
+    /**
+     * Replaces {@code parent} (flushed just before, while writes went on) by regions over
+     * {@code ranges} (each {@code [start, end)}, inside the parent): holding its write lock, what
+     * was written meanwhile is flushed, and one manifest edit drops the parent and adds the new
+     * regions, each listing the parent's files that overlap its range (no data is rewritten;
+     * compactions keep only each region's own rows). The new regions are published before the
+     * parent is retired, so writers that waited on it are routed to them.
+     */
+    private List<Region> carve(Region parent, List<byte[][]> ranges, String what) throws IOException {
+        List<Region> made = new ArrayList<>();
+        synchronized (parent.flushLock) {
+            synchronized (catalog) {
+                try (RegionLocks.Lease _ = locks.lockTableWrite(parent.id())) {
+                    checkWritable();
+                    TableRegions table = current(parent);
+                    parent.freezeLocked();
+                    while (!parent.view().flushing().isEmpty()) {
+                        writeOut(parent, parent.view().flushing().getFirst());
+                    }
+                    Manifest.RegionState state = manifest.regionState(parent.id());
+                    List<ManifestEdit.Change> changes = new ArrayList<>();
+                    changes.add(new ManifestEdit.DropRegion(parent.id()));
+                    List<Integer> ids = new ArrayList<>();
+                    List<Map<String, List<SSTableReader>>> files = new ArrayList<>();
+                    for (byte[][] range : ranges) {
+                        int id = manifest.reserveTableId();
+                        ids.add(id);
+                        changes.add(new ManifestEdit.AddRegion(table.id(), id, range[0], range[1],
+                                state.flushedSequence()));
+                        Map<String, List<SSTableReader>> mine = new LinkedHashMap<>();
+                        for (var family : parent.view().files().entrySet()) {
+                            Map<Long, ManifestEdit.FileMeta> metas = new HashMap<>();
+                            state.files().get(family.getKey()).forEach(m -> metas.put(m.fileNumber(), m));
+                            List<SSTableReader> in = new ArrayList<>();
+                            for (SSTableReader file : family.getValue()) {
+                                if (overlaps(file, range[0], range[1])) {
+                                    in.add(file);
+                                    changes.add(new ManifestEdit.AddFile(id, family.getKey(),
+                                            metas.get(file.fileNumber())));
+                                }
+                            }
+                            mine.put(family.getKey(), in);
+                        }
+                        files.add(mine);
+                    }
+                    changes.add(new ManifestEdit.NextTable(manifest.nextTableId()));
+                    try {
+                        manifest.apply(new ManifestEdit(changes));
+                    } catch (ManifestBrokenException e) {
+                        throw goReadOnly(what + " region " + parent.label(), e);
+                    }
+                    for (int i = 0; i < ranges.size(); i++) {
+                        made.add(new Region(ids.get(i), table.id(), ranges.get(i)[0], ranges.get(i)[1],
+                                table.descriptor(), this, adopt(files.get(i))));
+                    }
+                    table.replace(List.of(parent), made);
+                    parent.retireLocked();
+                }
+            }
+        }
+        return made;
+    }
+
+    /**
+     * Replica stores only: keeps rows {@code [start, end)} of {@code tableName}'s one region and
+     * forgets the rest (a daughter of a split replicated region, seeded from its parent's whole
+     * store). Reads see only the range at once; compactions drop the other rows' cells.
+     */
+    void narrowReplica(String tableName, byte[] start, byte[] end) throws IOException {
+        if (!replica) {
+            throw new IllegalStateException("only a replica store is narrowed; a store of its own splits");
+        }
+        List<Region> regions = table(tableName).regions();
+        if (regions.size() != 1) {
+            throw new IllegalStateException("replica store " + directory + " holds " + regions.size() + " regions of "
+                    + tableName + "; a replica holds one");
+        }
+        Region parent = regions.getFirst();
+        boolean startInside = io.basalt.bytes.Bytes.compare(start, parent.start()) >= 0;
+        boolean endInside = parent.end().length == 0
+                || (end.length > 0 && io.basalt.bytes.Bytes.compare(end, parent.end()) <= 0);
+        boolean notEmpty = end.length == 0 || io.basalt.bytes.Bytes.compare(start, end) < 0;
+        if (!startInside || !endInside || !notEmpty) {
+            throw new IllegalArgumentException("range ['" + io.basalt.bytes.Bytes.toStringBinary(start) + "', '"
+                    + io.basalt.bytes.Bytes.toStringBinary(end) + "') is not inside region " + parent.label());
+        }
+        if (java.util.Arrays.equals(start, parent.start()) && java.util.Arrays.equals(end, parent.end())) {
+            return;
+        }
+        synchronized (parent.compactionLock) {
+            flush(parent, true);
+            Region narrowed = carve(parent, List.<byte[][]>of(new byte[][] {start, end}), "narrowing").getFirst();
+            parent.closeRetired();
+            LOG.info("Replica region {} narrowed to {}", parent.label(), narrowed.label());
+            requestCompaction(narrowed, false);
         }
     }
 

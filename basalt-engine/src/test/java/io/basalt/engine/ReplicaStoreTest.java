@@ -226,4 +226,79 @@ class ReplicaStoreTest {
         }
         assertThatThrownBy(() -> openReplica(dir, LocalDisk.INSTANCE)).hasMessageContaining("write-ahead log");
     }
+
+    /**
+     * A split's daughter starts from a copy of its parent's whole store and narrows it: it reads,
+     * writes and keeps only its own range, after a restart, in its checkpoints, and after a
+     * compaction too (the other rows' cells are gone from its files, not only hidden).
+     */
+    @Test
+    void aNarrowedReplicaHoldsOnlyItsRange() throws Exception {
+        Path parent = dir.resolve("parent");
+        Path seed = dir.resolve("seed");
+        try (ReplicaStore p = ReplicaStore.open(parent, StoreOptions.defaults(), clock::get)) {
+            await(p.connection().admin().createTable(TableDescriptor.of("t", "f")));
+            List<Object> puts = new ArrayList<>();
+            for (char ch = 'a'; ch <= 'z'; ch++) {
+                puts.add(Put.of(String.valueOf(ch)).addColumn("f", "q", "v" + ch));
+            }
+            assertThat(p.applyEntry("t", 1, 100, puts)).allMatch(o -> o == null);
+            p.checkpoint(seed);
+        }
+        Path daughter = dir.resolve("daughter");
+        ReplicaStore.restore(seed, daughter);
+        try (ReplicaStore d = ReplicaStore.open(daughter, StoreOptions.defaults(), clock::get)) {
+            assertThatThrownBy(() -> d.narrow("t", b("m"), b("f")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not inside");
+            d.narrow("t", b("f"), b("m"));
+            assertThat(d.range("t")).isDeepEqualTo(new byte[][] {b("f"), b("m")});
+            assertThat(d.holds("t", b("f"))).isTrue();
+            assertThat(d.holds("t", b("m"))).isFalse();
+            assertThat(d.holds("t", b("a"))).isFalse();
+            assertThat(rowKeys(d.connection())).containsExactly("f", "g", "h", "i", "j", "k", "l");
+            List<Object> outcomes = d.applyEntry("t", 2, 200, List.of(Put.of("g").addColumn("f", "q", "new"),
+                    Put.of("z").addColumn("f", "q", "new")));
+            assertThat(outcomes.get(0)).isNull();
+            assertThat(outcomes.get(1)).as("a row outside the range is refused, alike on every replica")
+                    .isInstanceOf(io.basalt.client.UnavailableException.class);
+            assertThat(value(d.connection(), "g")).isEqualTo("new");
+        }
+        try (ReplicaStore d = ReplicaStore.open(daughter, StoreOptions.defaults(), clock::get)) {
+            assertThat(d.range("t")).as("after a restart").isDeepEqualTo(new byte[][] {b("f"), b("m")});
+            assertThat(rowKeys(d.connection())).containsExactly("f", "g", "h", "i", "j", "k", "l");
+            await(d.connection().admin().compact("t"));
+            assertThat(rowKeys(d.connection())).containsExactly("f", "g", "h", "i", "j", "k", "l");
+            Path copy = dir.resolve("copy");
+            d.checkpoint(copy);
+            assertThat(cellsInFiles(copy)).as("the compacted files hold only the range's rows")
+                    .isNotEmpty().allMatch(r -> r.compareTo("f") >= 0 && r.compareTo("m") < 0);
+        }
+    }
+
+    private static List<String> rowKeys(Connection c) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (Result r : await(c.table("t").scanAll(new Scan()))) {
+            out.add(new String(r.row(), StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /** Every row key in the SSTables under {@code directory}, read from the files themselves. */
+    private static List<String> cellsInFiles(Path directory) throws Exception {
+        List<String> out = new ArrayList<>();
+        List<Path> files;
+        try (var walk = java.nio.file.Files.walk(directory)) {
+            files = walk.filter(f -> f.toString().endsWith(".sst")).toList();
+        }
+        for (Path f : files) {
+            SSTableReader reader = SSTableReader.open(0, f, new BlockCache(BlockCache.CHUNK_SIZE, "test"));
+            try {
+                out.add(new String(reader.firstKey().rowBytes(), StandardCharsets.UTF_8));
+                out.add(new String(reader.lastKey().rowBytes(), StandardCharsets.UTF_8));
+            } finally {
+                reader.release();
+            }
+        }
+        return out;
+    }
 }
