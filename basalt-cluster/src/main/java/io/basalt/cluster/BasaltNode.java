@@ -225,28 +225,7 @@ public final class BasaltNode implements AutoCloseable {
             List<MetaState.Region> targets = row == null ? regions : List.of(regionOf(regions, row));
             List<MetaState.Region> daughters = new ArrayList<>();
             for (MetaState.Region r : targets) {
-                byte[] at = row;
-                if (at == null) {
-                    at = RegionCodec.readMiddleRow(cluster.send(r.groupId(), RegionCodec.housekeeping(table,
-                            RegionCodec.MIDDLE_ROW), ClusterNode.Kind.READ).join(), "region " + r.id() + " of " + table);
-                    if (at == null || java.util.Arrays.equals(at, r.start())) {
-                        LOG.info("Region {} of {} has too little data to find a row to split at; it stays whole",
-                                r.id(), table);
-                        continue;
-                    }
-                } else if (java.util.Arrays.equals(at, r.start())) {
-                    throw new IllegalArgumentException("split row '" + io.basalt.bytes.Bytes.toStringBinary(at)
-                            + "' is the start of region " + r.id() + " of " + table + "; a split row must be inside it");
-                }
-                RegionCodec.SplitInfo info = RegionCodec.readSplitReply(cluster.send(r.groupId(),
-                        RegionCodec.split(table, at), ClusterNode.Kind.WRITE).join(), "region " + r.id() + " of " + table);
-                List<MetaState.Region> made = MetaStateMachine.readRegions(meta(MetaStateMachine.split(r, info),
-                        ClusterNode.Kind.WRITE, "split region " + r.id() + " of " + table).join());
-                made.forEach(d -> router.byGroup.put(d.groupId(), d));
-                daughters.addAll(made);
-                LOG.info("Region {} of {} split at '{}' (its log index {}) into regions {}", r.id(), table,
-                        io.basalt.bytes.Bytes.toStringBinary(info.row()), info.index(),
-                        made.stream().map(MetaState.Region::id).toList());
+                daughters.addAll(splitRegion(r, row));
             }
             router.forget(table);
             long deadline = System.currentTimeMillis() + ONLINE_TIMEOUT_MS;
@@ -261,6 +240,86 @@ public final class BasaltNode implements AutoCloseable {
                 }
             }
         }, Thread.ofVirtual()::start);
+    }
+
+    /**
+     * Splits region {@code r} at {@code row} (null: at the middle of its data, as its leader
+     * finds it); returns the daughters, none when the region is too small to cut.
+     */
+    private List<MetaState.Region> splitRegion(MetaState.Region r, byte[] row) {
+        String table = r.table();
+        byte[] at = row;
+        if (at == null) {
+            at = RegionCodec.readMiddleRow(cluster.send(r.groupId(), RegionCodec.housekeeping(table,
+                    RegionCodec.MIDDLE_ROW), ClusterNode.Kind.READ).join(), "region " + r.id() + " of " + table);
+            if (at == null || java.util.Arrays.equals(at, r.start())) {
+                LOG.info("Region {} of {} has too little data to find a row to split at; it stays whole", r.id(), table);
+                return List.of();
+            }
+        } else if (java.util.Arrays.equals(at, r.start())) {
+            throw new IllegalArgumentException("split row '" + io.basalt.bytes.Bytes.toStringBinary(at)
+                    + "' is the start of region " + r.id() + " of " + table + "; a split row must be inside it");
+        }
+        if (!startedEverywhere(r)) {
+            throw new io.basalt.client.UnavailableException("region " + r.id() + " of " + table + " is a daughter of a"
+                    + " split still starting on its nodes; split it again in a moment");
+        }
+        RegionCodec.SplitInfo info = RegionCodec.readSplitReply(cluster.send(r.groupId(),
+                RegionCodec.split(table, at), ClusterNode.Kind.WRITE).join(), "region " + r.id() + " of " + table);
+        List<MetaState.Region> made = MetaStateMachine.readRegions(meta(MetaStateMachine.split(r, info),
+                ClusterNode.Kind.WRITE, "split region " + r.id() + " of " + table).join());
+        made.forEach(d -> router.byGroup.put(d.groupId(), d));
+        LOG.info("Region {} of {} split at '{}' (its log index {}) into regions {}", r.id(), table,
+                io.basalt.bytes.Bytes.toStringBinary(info.row()), info.index(),
+                made.stream().map(MetaState.Region::id).toList());
+        return made;
+    }
+
+    /**
+     * Whether every replica of {@code r} runs: a split's daughter is split again only once each of
+     * its replicas committed past its seed, or a replica still waiting to start from its seed
+     * would find its parent gone. Known from this node's replica's commit infos; a node without
+     * one cannot tell and lets the split go on.
+     */
+    private boolean startedEverywhere(MetaState.Region r) {
+        if (r.parent() == null) {
+            return true;
+        }
+        Map<Integer, Long> committed = cluster.commitIndexes(r.groupId());
+        if (committed.isEmpty()) {
+            return true;
+        }
+        return r.replicas().stream().allMatch(n -> committed.getOrDefault(n, 0L) > r.seedIndex());
+    }
+
+    /**
+     * On each region's leader: splits the region at the middle of its data once its replica here
+     * holds more than {@link StoreOptions#regionSplitSize()} (0: never), as a single node's
+     * regions split as they grow. A daughter's size counts only its own range of the files it
+     * shares with its sibling, so daughters do not split again at once.
+     */
+    private void splitLargeRegions(List<MetaState.Region> all) {
+        long limit = config.store().regionSplitSize();
+        if (limit <= 0) {
+            return;
+        }
+        for (MetaState.Region r : all) {
+            if (r.joining() != 0 || !cluster.isLeader(r.groupId()) || cluster.replicaBytes(r.groupId()) <= limit
+                    || cluster.splitOf(r.groupId()).isPresent() || !startedEverywhere(r)) {
+                continue;
+            }
+            LOG.info("Node {}: region {} of {} holds {} bytes here, more than {}: splitting it", config.nodeId(),
+                    r.id(), r.table(), cluster.replicaBytes(r.groupId()), limit);
+            try {
+                if (!splitRegion(r, null).isEmpty()) {
+                    router.forget(r.table());
+                    return; // one split per round: the map changed
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("Node {}: splitting region {} of {} by size failed; the next round tries again",
+                        config.nodeId(), r.id(), r.table(), e);
+            }
+        }
     }
 
     /** The cluster's nodes and regions as the Raft servers report them now (a few seconds at most). */
@@ -379,10 +438,13 @@ public final class BasaltNode implements AutoCloseable {
          */
         void remember(List<MetaState.Region> all) {
             Map<String, List<MetaState.Region>> byTable = new java.util.LinkedHashMap<>();
+            java.util.Set<RaftGroupId> current = new java.util.HashSet<>();
             for (MetaState.Region r : all) {
                 byTable.computeIfAbsent(r.table(), _ -> new ArrayList<>()).add(r);
                 byGroup.put(r.groupId(), r);
+                current.add(r.groupId());
             }
+            byGroup.keySet().retainAll(current); // groups split, moved off or dropped since
             byTable.forEach((table, list) -> tables.put(table, List.copyOf(list)));
         }
 
@@ -420,7 +482,9 @@ public final class BasaltNode implements AutoCloseable {
                 }
                 List<MetaState.Region> all = allRegions();
                 router.remember(all);
+                finishSplits(all);
                 startDaughters(all);
+                splitLargeRegions(all);
                 if (round++ % 4 == 0) {
                     leaveStrayGroups(all);
                 }
@@ -636,7 +700,8 @@ public final class BasaltNode implements AutoCloseable {
             }
             if (r == null || !r.wants(config.nodeId())) {
                 LOG.info("Node {}: leaving group {} ({}); its replica here is deleted", config.nodeId(), g,
-                        r == null ? "its table was dropped" : "region " + r.id() + " of " + r.table()
+                        r == null ? (daughters.isEmpty() ? "its table was dropped" : "it split, and its daughters run")
+                                : "region " + r.id() + " of " + r.table()
                                 + " is on nodes " + r.replicas() + " now");
                 cluster.leave(g);
             }
@@ -647,6 +712,25 @@ public final class BasaltNode implements AutoCloseable {
     private List<MetaState.Region> allRegions() throws Exception {
         return MetaStateMachine.readRegions(meta(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null),
                 ClusterNode.Kind.READ, "all regions").get(30, TimeUnit.SECONDS));
+    }
+
+    /**
+     * Puts in the map the daughters of each region the map still lists whose replica here has
+     * applied a split: the node that proposed the split failed (or died) before its metadata
+     * command, and the region refuses every request until the map names its daughters.
+     */
+    private void finishSplits(List<MetaState.Region> all) throws Exception {
+        for (MetaState.Region r : all) {
+            var split = cluster.splitOf(r.groupId());
+            if (split.isEmpty()) {
+                continue;
+            }
+            List<MetaState.Region> made = MetaStateMachine.readRegions(meta(MetaStateMachine.split(r, split.get()),
+                    ClusterNode.Kind.WRITE, "finish the split of region " + r.id() + " of " + r.table())
+                    .get(30, TimeUnit.SECONDS));
+            LOG.info("Node {}: finished the split of region {} of {} into regions {} (its proposer did not)",
+                    config.nodeId(), r.id(), r.table(), made.stream().map(MetaState.Region::id).toList());
+        }
     }
 
     private final java.util.Set<RaftGroupId> seedMissingWarned = ConcurrentHashMap.newKeySet();

@@ -290,11 +290,14 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
                 throw failure;
             }
             MetaState.Region was = regions.get(region);
+            // where the scan is: after the last row returned if that was in this region, else at
+            // the region's first row (its last, reversed)
+            boolean within = after != null && was.contains(after);
             node.router().suspect(table);
             List<MetaState.Region> fresh = ordered(node.router().regions(table).join());
             for (int i = 0; i < fresh.size(); i++) {
                 MetaState.Region r = fresh.get(i);
-                boolean here = after != null ? r.contains(after)
+                boolean here = within ? r.contains(after)
                         : scan.reversed() ? java.util.Arrays.equals(r.end(), was.end())
                         : java.util.Arrays.equals(r.start(), was.start());
                 if (here) {

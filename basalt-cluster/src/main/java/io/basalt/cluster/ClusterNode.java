@@ -223,6 +223,30 @@ public final class ClusterNode implements AutoCloseable {
         return out;
     }
 
+    /** Bytes of SSTable data in this node's replica of {@code group}; 0 when it hosts none. */
+    long replicaBytes(RaftGroupId group) {
+        try {
+            if (server.getDivision(group).getStateMachine() instanceof RegionStateMachine r) {
+                return r.dataBytes();
+            }
+        } catch (IOException | RuntimeException e) {
+            // not hosted here, or closing
+        }
+        return 0;
+    }
+
+    /** The split this node's replica of {@code group} applied, if it hosts one that split. */
+    Optional<RegionCodec.SplitInfo> splitOf(RaftGroupId group) {
+        try {
+            if (server.getDivision(group).getStateMachine() instanceof RegionStateMachine r) {
+                return Optional.ofNullable(r.splitInfo());
+            }
+        } catch (IOException | RuntimeException e) {
+            // not hosted here, or closing
+        }
+        return Optional.empty();
+    }
+
     // ------------------------------------------------------------------ writes
 
     /** Creates the region's table: the first entry of a new region's log. */

@@ -301,6 +301,18 @@ public final class RegionStateMachine extends BaseStateMachine {
      */
     static final long SEED_TERM = 1;
 
+    /** Bytes of SSTable data in this replica (0 while it is not open). */
+    long dataBytes() {
+        ReplicaStore store = replica;
+        return store == null ? 0 : store.dataBytes();
+    }
+
+    /** The split this replica applied, or {@code null} while the region is whole. */
+    RegionCodec.SplitInfo splitInfo() {
+        Split s = split;
+        return s == null ? null : s.info();
+    }
+
     /** Why a split region refuses a request: its rows are in its daughters now. */
     private io.basalt.client.UnavailableException splitAway() {
         Split s = split;

@@ -144,6 +144,15 @@ public final class ReplicaStore implements AutoCloseable {
         return row;
     }
 
+    /** Bytes of SSTable data in this replica's range (what a region's size-based split looks at). */
+    public long dataBytes() {
+        long bytes = 0;
+        for (Region r : store.allRegions()) {
+            bytes += r.sizeBytes();
+        }
+        return bytes;
+    }
+
     /** Whether {@code row} of {@code table} is in this replica's range. */
     public boolean holds(String table, byte[] row) {
         return store.table(table).regionFor(row).contains(row);

@@ -85,7 +85,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
 
     /** What one run did and what the checker said. */
     public record Outcome(long seed, int operations, int indeterminate, int faults, List<String> faultLog,
-                          Linearizability.Result check, Path history) {}
+                          Linearizability.Result check, Path history, java.util.Map<String, Integer> unknownCauses) {}
 
     @Override
     public Integer call() throws Exception {
@@ -94,8 +94,9 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         int clean = 0;
         for (int run = 0; run < runs; run++) {
             Outcome o = runOnce(root.resolve("run" + run), first + run, seconds, clients, plantStaleReads);
-            System.out.printf("run %d of %d (seed %d): %d operations (%d indeterminate), %d faults [%s]: %s%n", run + 1,
-                    runs, o.seed(), o.operations(), o.indeterminate(), o.faults(), String.join(", ", o.faultLog()),
+            System.out.printf("run %d of %d (seed %d): %d operations (%d indeterminate%s), %d faults [%s]: %s%n", run + 1,
+                    runs, o.seed(), o.operations(), o.indeterminate(),
+                    o.unknownCauses().isEmpty() ? "" : " " + o.unknownCauses(), o.faults(), String.join(", ", o.faultLog()),
                     o.check().linearizable() ? "linearizable" : o.check().unknown() ? "UNKNOWN (search bound)"
                             : "NOT LINEARIZABLE on " + o.check().key() + ": " + o.check().explanation()
                             + " (history: " + o.history() + ")");
@@ -116,6 +117,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         History history = new History();
         List<String> faultLog = new ArrayList<>();
         AtomicInteger indeterminate = new AtomicInteger();
+        java.util.Map<String, Integer> causes = new java.util.concurrent.ConcurrentSkipListMap<>();
         List<String> jvm = plantStaleReads ? List.of("-Dbasalt.cluster.unsafeStaleReads=true") : List.of();
         try (NodeProcesses cluster = new NodeProcesses(dir, 3, null, jvm)) {
             cluster.startAll();
@@ -128,7 +130,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
                 int client = c;
                 String uri = rotated(cluster.peers(), c);
                 threads.add(Thread.ofPlatform().name("client-" + c).daemon().start(() ->
-                        client(client, uri, seed * 31 + client, deadline, history, indeterminate)));
+                        client(client, uri, seed * 31 + client, deadline, history, indeterminate, causes)));
             }
             Thread nemesis = Thread.ofPlatform().name("nemesis").daemon().start(() ->
                     nemesis(cluster, new SplittableRandom(seed), deadline, faultLog));
@@ -141,7 +143,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         history.writeTo(file);
         Linearizability.Result check = Linearizability.check(history);
         int operations = (int) history.entries().stream().filter(io.basalt.testkit.history.Entry::invocation).count();
-        return new Outcome(seed, operations, indeterminate.get(), faultLog.size(), faultLog, check, file);
+        return new Outcome(seed, operations, indeterminate.get(), faultLog.size(), faultLog, check, file, causes);
     }
 
     /** The cluster's addresses starting at node {@code first % n}: clients spread over the nodes. */
@@ -154,7 +156,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
     }
 
     private static void client(int client, String uri, long seed, long deadline, History history,
-                               AtomicInteger indeterminate) {
+                               AtomicInteger indeterminate, java.util.Map<String, Integer> causes) {
         SplittableRandom random = new SplittableRandom(seed);
         // Even clients send each row to its leader; odd ones talk to their first node, which
         // forwards writes and serves reads as a follower (ReadIndex): both paths under the faults.
@@ -189,17 +191,25 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
                     } else {
                         history.info(id); // may or may not have been applied
                         indeterminate.incrementAndGet();
+                        causes.merge(cause(cause), 1, Integer::sum);
                     }
                 } catch (InterruptedException e) {
                     throw e;
                 } catch (Exception e) { // a timeout, a refused connection: the outcome is unknown
                     history.info(id);
                     indeterminate.incrementAndGet();
+                    causes.merge(cause(e), 1, Integer::sum);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** An unknown outcome's cause, for the report: its kind and the start of its message. */
+    private static String cause(Throwable t) {
+        String m = String.valueOf(t.getMessage());
+        return t.getClass().getSimpleName() + ": " + (m.length() > 90 ? m.substring(0, 90) + "..." : m);
     }
 
     private static Object perform(AsyncTable t, Op op) throws Exception {
@@ -233,14 +243,15 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
 
     /**
      * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
-     * node (the leader half the time) off from the others, restart a node.
+     * node (the leader half the time) off from the others, split the region holding a key at that
+     * key (clients' rows move to new groups mid-run), restart a node.
      */
     private static void nemesis(NodeProcesses cluster, SplittableRandom random, long deadline, List<String> log) {
         try {
             Thread.sleep(2000);
             int round = 0;
             while (System.nanoTime() + TimeUnit.SECONDS.toNanos(6) < deadline) {
-                switch (round++ % 4) {
+                switch (round++ % 5) {
                     case 0 -> {
                         int leader = cluster.awaitLeader("t", Duration.ofSeconds(30));
                         cluster.kill(leader);
@@ -263,6 +274,18 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
                         log.add("partition " + node + " 4 s");
                         Thread.sleep(4000);
                         cluster.heal();
+                    }
+                    case 3 -> {
+                        List<String> keys = new ArrayList<>(List.of(REGISTERS));
+                        keys.addAll(List.of(COUNTERS));
+                        String key = keys.get(random.nextInt(keys.size()));
+                        try (Connection admin = Basalt.connect(cluster.uri())) {
+                            admin.admin().split("t", key.getBytes(StandardCharsets.UTF_8)).get(60, TimeUnit.SECONDS);
+                            log.add("split at " + key);
+                        } catch (ExecutionException e) {
+                            // a key that starts a region already, or a split the keepers will finish
+                            log.add("split at " + key + " refused: " + e.getCause().getMessage());
+                        }
                     }
                     default -> {
                         int node = 1 + random.nextInt(3);

@@ -19,15 +19,16 @@ class NemesisIT {
     Path dir;
 
     @Test
-    void aRunUnderKillsPausesPartitionsAndRestartsIsLinearizable() throws Exception {
+    void aRunUnderKillsPausesPartitionsSplitsAndRestartsIsLinearizable() throws Exception {
         NemesisRun.Outcome o = NemesisRun.runOnce(dir, System.nanoTime(), 45, 8, false);
-        System.out.println("NemesisIT: " + o.operations() + " operations, " + o.indeterminate() + " indeterminate, faults "
-                + o.faultLog() + ", " + o.check().verdict());
+        System.out.println("NemesisIT: " + o.operations() + " operations, " + o.indeterminate() + " indeterminate "
+                + o.unknownCauses() + ", faults " + o.faultLog() + ", " + o.check().verdict());
         assertThat(o.check().linearizable()).as("%s on key %s (history %s)", o.check().explanation(), o.check().key(),
                 o.history()).isTrue();
         assertThat(o.operations()).as("a run counts with at least 1,000 operations").isGreaterThanOrEqualTo(1000);
         assertThat(o.faults()).as("and at least 3 faults: %s", o.faultLog()).isGreaterThanOrEqualTo(3);
         assertThat(o.faultLog()).as("a partition among them").anyMatch(f -> f.startsWith("partition"));
+        assertThat(o.faultLog()).as("and a split").anyMatch(f -> f.startsWith("split at"));
     }
 
     @Test
