@@ -413,10 +413,29 @@ public final class ClusterNode implements AutoCloseable {
         }
         return sent.handle((reply, failure) -> {
             if (failure != null) {
+                if (spent(failure)) {
+                    // A Ratis client that spent its retries (a group with no leader for a while: a
+                    // new daughter starting, an election) closes its ordered window and fails every
+                    // later request at once; the next request gets a fresh client.
+                    if (clients.remove(group, client)) {
+                        closeQuietly(client);
+                    }
+                }
                 throw mapped(group, failure);
             }
             return content(group, reply);
         });
+    }
+
+    /** Whether a forwarding client's failure left it unusable: retries spent, or closed. */
+    private static boolean spent(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.ratis.protocol.exceptions.RaftRetryFailureException
+                    || t instanceof org.apache.ratis.protocol.exceptions.AlreadyClosedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The Ratis client this node forwards requests for {@code group} with, made on first use. */

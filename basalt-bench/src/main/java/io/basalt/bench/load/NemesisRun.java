@@ -121,9 +121,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         List<String> jvm = plantStaleReads ? List.of("-Dbasalt.cluster.unsafeStaleReads=true") : List.of();
         try (NodeProcesses cluster = new NodeProcesses(dir, 3, null, jvm)) {
             cluster.startAll();
-            try (Connection admin = Basalt.connect(cluster.uri())) {
-                admin.admin().createTable(TableDescriptor.of("t", "f")).get(120, TimeUnit.SECONDS);
-            }
+            createTable(cluster.uri());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             List<Thread> threads = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
@@ -144,6 +142,31 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         Linearizability.Result check = Linearizability.check(history);
         int operations = (int) history.entries().stream().filter(io.basalt.testkit.history.Entry::invocation).count();
         return new Outcome(seed, operations, indeterminate.get(), faultLog.size(), faultLog, check, file, causes);
+    }
+
+    /**
+     * Creates the table, again while the metadata group is still electing its first leader (the
+     * answer is UNAVAILABLE, nothing applied); a TableExists on a second try means the first one
+     * took effect after all.
+     */
+    private static void createTable(String uri) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        try (Connection admin = Basalt.connect(uri)) {
+            while (true) {
+                try {
+                    admin.admin().createTable(TableDescriptor.of("t", "f")).get(120, TimeUnit.SECONDS);
+                    return;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof io.basalt.client.TableExistsException) {
+                        return;
+                    }
+                    if (!(e.getCause() instanceof io.basalt.client.UnavailableException) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(500);
+                }
+            }
+        }
     }
 
     /** The cluster's addresses starting at node {@code first % n}: clients spread over the nodes. */
