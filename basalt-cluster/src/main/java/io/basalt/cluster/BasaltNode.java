@@ -304,12 +304,13 @@ public final class BasaltNode implements AutoCloseable {
             return;
         }
         for (MetaState.Region r : all) {
-            if (r.joining() != 0 || !cluster.isLeader(r.groupId()) || cluster.replicaBytes(r.groupId()) <= limit
-                    || cluster.splitOf(r.groupId()).isPresent() || !startedEverywhere(r)) {
+            long bytes = cluster.isLeader(r.groupId()) ? cluster.replicaBytes(r.groupId()) : 0;
+            if (r.joining() != 0 || bytes <= limit || cluster.splitOf(r.groupId()).isPresent()
+                    || !startedEverywhere(r)) {
                 continue;
             }
             LOG.info("Node {}: region {} of {} holds {} bytes here, more than {}: splitting it", config.nodeId(),
-                    r.id(), r.table(), cluster.replicaBytes(r.groupId()), limit);
+                    r.id(), r.table(), bytes, limit);
             try {
                 if (!splitRegion(r, null).isEmpty()) {
                     router.forget(r.table());

@@ -223,28 +223,26 @@ public final class ClusterNode implements AutoCloseable {
         return out;
     }
 
-    /** Bytes of SSTable data in this node's replica of {@code group}; 0 when it hosts none. */
-    long replicaBytes(RaftGroupId group) {
+    /** This node's replica of region {@code group}, if it hosts one. */
+    private Optional<RegionStateMachine> replica(RaftGroupId group) {
         try {
             if (server.getDivision(group).getStateMachine() instanceof RegionStateMachine r) {
-                return r.dataBytes();
-            }
-        } catch (IOException | RuntimeException e) {
-            // not hosted here, or closing
-        }
-        return 0;
-    }
-
-    /** The split this node's replica of {@code group} applied, if it hosts one that split. */
-    Optional<RegionCodec.SplitInfo> splitOf(RaftGroupId group) {
-        try {
-            if (server.getDivision(group).getStateMachine() instanceof RegionStateMachine r) {
-                return Optional.ofNullable(r.splitInfo());
+                return Optional.of(r);
             }
         } catch (IOException | RuntimeException e) {
             // not hosted here, or closing
         }
         return Optional.empty();
+    }
+
+    /** Bytes of SSTable data in this node's replica of {@code group}; 0 when it hosts none. */
+    long replicaBytes(RaftGroupId group) {
+        return replica(group).map(RegionStateMachine::dataBytes).orElse(0L);
+    }
+
+    /** The split this node's replica of {@code group} applied, if it hosts one that split. */
+    Optional<RegionCodec.SplitInfo> splitOf(RaftGroupId group) {
+        return replica(group).map(RegionStateMachine::splitInfo);
     }
 
     // ------------------------------------------------------------------ writes

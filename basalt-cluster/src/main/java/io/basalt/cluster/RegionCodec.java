@@ -145,15 +145,13 @@ final class RegionCodec {
     // ------------------------------------------------------------------ splits
 
     /**
-     * A split of region group {@code parent} at {@code row}, applied at {@code index} (of term
-     * {@code term}) of its log: the daughters' groups are {@code low} ({@code [start, row)}) and
+     * A split of region group {@code parent} at {@code row}, applied at {@code index} of its log: the daughters' groups are {@code low} ({@code [start, row)}) and
      * {@code high} ({@code [row, end)}), derived from the parent's group and the index, so every
      * replica names the same.
      */
-    record SplitInfo(java.util.UUID parent, byte[] row, long index, long term, java.util.UUID low,
-                     java.util.UUID high) {
-        static SplitInfo of(java.util.UUID parent, byte[] row, long index, long term) {
-            return new SplitInfo(parent, row, index, term, daughter(parent, index, "low"),
+    record SplitInfo(java.util.UUID parent, byte[] row, long index, java.util.UUID low, java.util.UUID high) {
+        static SplitInfo of(java.util.UUID parent, byte[] row, long index) {
+            return new SplitInfo(parent, row, index, daughter(parent, index, "low"),
                     daughter(parent, index, "high"));
         }
 
@@ -176,14 +174,13 @@ final class RegionCodec {
         writeUuid(buf, s.parent());
         Wire.writeBytes(buf, s.row());
         Wire.writeVarlong(buf, s.index());
-        Wire.writeVarlong(buf, s.term());
         writeUuid(buf, s.low());
         writeUuid(buf, s.high());
     }
 
     static SplitInfo readSplit(ByteBuf buf) {
         return new SplitInfo(readUuid(buf, "split parent"), Wire.readBytes(buf, "split row"),
-                Wire.readVarlong(buf, "split index"), Wire.readVarlong(buf, "split term"), readUuid(buf, "low daughter"),
+                Wire.readVarlong(buf, "split index"), readUuid(buf, "low daughter"),
                 readUuid(buf, "high daughter"));
     }
 

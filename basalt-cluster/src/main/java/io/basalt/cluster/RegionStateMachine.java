@@ -352,8 +352,7 @@ public final class RegionStateMachine extends BaseStateMachine {
                     + io.basalt.bytes.Bytes.toStringBinary(row) + "' is not inside the region (after its start,"
                     + " before its end)"));
         }
-        Split s = new Split(table, RegionCodec.SplitInfo.of(getGroupId().getUuid(), row, index,
-                getLastAppliedTermIndex() == null ? 0 : getLastAppliedTermIndex().getTerm()));
+        Split s = new Split(table, RegionCodec.SplitInfo.of(getGroupId().getUuid(), row, index));
         try {
             makeSeeds(s);
         } catch (IOException e) {
