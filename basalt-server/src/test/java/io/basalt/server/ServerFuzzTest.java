@@ -330,8 +330,11 @@ class ServerFuzzTest {
                 }
                 case 1 -> new Killer(new byte[] {0, 0, 0, (byte) random.nextInt(FrameLayout.MIN_LENGTH), 1, 2, 3, 4},
                         false);
-                case 2 -> new Killer(RawClient.frame(nextId++, OpCode.PING.code(), 0,
-                        1 << (1 + random.nextInt(15)), _ -> { }), false);
+                case 2 -> { // reserved flags: bit 1 (FLAG_CALL) is legal on a request, so only with bit 0
+                    int bit = 1 + random.nextInt(15);
+                    int flags = (1 << bit) | (bit == 1 ? FrameLayout.FLAG_RESPONSE : 0);
+                    yield new Killer(RawClient.frame(nextId++, OpCode.PING.code(), 0, flags, _ -> { }), false);
+                }
                 case 3 -> new Killer(java.util.Arrays.copyOf(valid, 1 + random.nextInt(valid.length - 1)), false);
                 case 4 -> { // a huge length, then silence: answered, then timed out
                     ByteBuf b = Unpooled.buffer();
