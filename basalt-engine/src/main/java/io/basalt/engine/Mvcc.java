@@ -79,6 +79,18 @@ final class Mvcc {
         }
     }
 
+    /**
+     * Moves the read point up to {@code sequence} when no write is in flight: for a replica store
+     * that took over files written under another log's sequences (a merge). Never moves it down.
+     */
+    synchronized void advanceIdle(long sequence) {
+        if (!inFlight.isEmpty()) {
+            throw new IllegalStateException(inFlight.size() + " writes are in flight; the read point moves only when"
+                    + " none is");
+        }
+        readPoint = Math.max(readPoint, sequence);
+    }
+
     /** Registers a write; sequence numbers must arrive in increasing order. */
     synchronized Write begin(long sequence) {
         Write last = inFlight.peekLast();

@@ -3,6 +3,7 @@ package io.basalt.engine;
 import io.basalt.client.Connection;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.StoreReadOnlyException;
+import io.basalt.client.TableDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,6 +124,20 @@ public final class ReplicaStore implements AutoCloseable {
      */
     public void narrow(String table, byte[] start, byte[] end) throws IOException {
         store.narrowReplica(table, start, end);
+    }
+
+    /**
+     * Takes over {@code other}'s rows of {@code table}, the range next to this replica's: what the
+     * two halves of a merge of replicated regions become. {@code other} is a copy no one writes to;
+     * its files are hard-linked here, and it is left for the caller to close and delete.
+     */
+    public void absorb(String table, ReplicaStore other) throws IOException {
+        store.absorbReplica(table, other.store);
+    }
+
+    /** The tables this replica holds (a region's replica holds one once created). */
+    public List<String> tables() {
+        return store.tables().stream().map(TableDescriptor::name).toList();
     }
 
     /** {@code table}'s rows in this replica, as {@code {start, end}} ({@code end} empty: to the end). */

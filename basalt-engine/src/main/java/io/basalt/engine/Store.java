@@ -1316,6 +1316,138 @@ final class Store implements Closeable {
     }
 
     /**
+     * Replica stores only: widens {@code tableName}'s one region over the neighbouring range that
+     * {@code other} (another replica store, closed to writes, of the same table) holds, and takes
+     * over its files, hard-linked under new file numbers: what the two halves of a merge of
+     * replicated regions become (see {@code docs/cluster.md}). Both sides are first rewritten to
+     * their own ranges when a file reaches beyond it (a split shared it), as {@link #merge} does,
+     * and one manifest edit then replaces this region by the wide one. {@code other} is left as it
+     * was, apart from those compactions; the caller closes and deletes it.
+     *
+     * <p>Sequence numbers of the two sides come from two different logs; the rows never overlap,
+     * so their order across the sides means nothing. The wide region's flushed-up-to sequence is
+     * the larger of the two, and this store's read point moves up to it.
+     */
+    void absorbReplica(String tableName, Store other) throws IOException {
+        if (!replica || !other.replica) {
+            throw new IllegalStateException("only replica stores absorb each other; a store of its own merges");
+        }
+        Region mine = onlyRegion(tableName);
+        Region theirs = other.onlyRegion(tableName);
+        boolean before = java.util.Arrays.equals(theirs.end(), mine.start()) && theirs.end().length > 0;
+        boolean after = java.util.Arrays.equals(mine.end(), theirs.start()) && mine.end().length > 0;
+        if (!before && !after) {
+            throw new IllegalArgumentException("regions " + mine.label() + " and " + theirs.label()
+                    + " are not adjacent; only neighbours can be merged");
+        }
+        if (!table(tableName).descriptor().equals(other.table(tableName).descriptor())) {
+            throw new IllegalArgumentException("the two replicas describe table " + tableName + " differently: "
+                    + table(tableName).descriptor() + " and " + other.table(tableName).descriptor());
+        }
+        synchronized (theirs.compactionLock) {
+            other.flush(theirs, true);
+            if (theirs.hasRowsBeyondItsRange()) {
+                other.compact(theirs, true);
+            }
+        }
+        synchronized (mine.compactionLock) {
+            flush(mine, true);
+            if (mine.hasRowsBeyondItsRange()) {
+                compact(mine, true);
+            }
+            Region wide;
+            synchronized (mine.flushLock) {
+                synchronized (catalog) {
+                    try (RegionLocks.Lease _ = locks.lockTableWrite(mine.id())) {
+                        checkWritable();
+                        TableRegions table = current(mine);
+                        mine.freezeLocked();
+                        while (!mine.view().flushing().isEmpty()) {
+                            writeOut(mine, mine.view().flushing().getFirst());
+                        }
+                        Manifest.RegionState one = manifest.regionState(mine.id());
+                        Manifest.RegionState two = other.manifest.regionState(theirs.id());
+                        long flushed = Math.max(one.flushedSequence(), two.flushedSequence());
+                        int id = manifest.reserveTableId();
+                        byte[] start = before ? theirs.start() : mine.start();
+                        byte[] end = before ? mine.end() : theirs.end();
+                        List<ManifestEdit.Change> changes = new ArrayList<>();
+                        changes.add(new ManifestEdit.DropRegion(mine.id()));
+                        changes.add(new ManifestEdit.AddRegion(table.id(), id, start, end, flushed));
+                        Map<String, List<SSTableReader>> linked = new LinkedHashMap<>();
+                        List<SSTableReader> opened = new ArrayList<>();
+                        Set<Path> directories = new HashSet<>();
+                        try {
+                            for (var family : mine.view().files().entrySet()) {
+                                List<SSTableReader> list = new ArrayList<>();
+                                for (ManifestEdit.FileMeta m : one.files().get(family.getKey())) {
+                                    changes.add(new ManifestEdit.AddFile(id, family.getKey(), m));
+                                }
+                                Map<Long, ManifestEdit.FileMeta> metas = new HashMap<>();
+                                two.files().get(family.getKey()).forEach(m -> metas.put(m.fileNumber(), m));
+                                for (SSTableReader file : theirs.view().files().get(family.getKey())) {
+                                    ManifestEdit.FileMeta m = metas.get(file.fileNumber());
+                                    long number = manifest.reserveFileNumber();
+                                    Path to = sstablePath(table.id(), family.getKey(), number);
+                                    Files.createDirectories(to.getParent());
+                                    Files.createLink(to, file.path());
+                                    directories.add(to.getParent());
+                                    SSTableReader reader = SSTableReader.open(number, to, blockCache, disk);
+                                    opened.add(reader);
+                                    list.add(reader);
+                                    changes.add(new ManifestEdit.AddFile(id, family.getKey(), new ManifestEdit.FileMeta(
+                                            number, m.fileSize(), m.entries(), m.maxSequence(), m.firstKey(),
+                                            m.lastKey())));
+                                }
+                                linked.put(family.getKey(), list);
+                            }
+                            for (Path dir : directories) {
+                                disk.syncDirectory(dir);
+                            }
+                            changes.add(new ManifestEdit.NextFile(manifest.nextFileNumber()));
+                            changes.add(new ManifestEdit.NextTable(manifest.nextTableId()));
+                            manifest.apply(new ManifestEdit(changes));
+                        } catch (ManifestBrokenException e) {
+                            opened.forEach(SSTableReader::release);
+                            throw goReadOnly("absorbing replica region " + theirs.label() + " into " + mine.label(), e);
+                        } catch (IOException | RuntimeException e) {
+                            opened.forEach(SSTableReader::release);
+                            throw e;
+                        }
+                        // This region's files gain a reference and a listing for the wide region; the
+                        // linked ones come with their own (one each, from opening them).
+                        Map<String, List<SSTableReader>> files = new LinkedHashMap<>();
+                        for (var family : mine.view().files().entrySet()) {
+                            files.put(family.getKey(), new ArrayList<>(family.getValue()));
+                        }
+                        adopt(files);
+                        for (var family : files.entrySet()) {
+                            family.getValue().addAll(linked.get(family.getKey()));
+                            family.getValue().sort(Comparator.comparingLong(SSTableReader::maxSequence).reversed());
+                        }
+                        wide = new Region(id, table.id(), start, end, table.descriptor(), this, files);
+                        table.replace(List.of(mine), List.of(wide));
+                        mine.retireLocked();
+                        mvcc.advanceIdle(flushed);
+                    }
+                }
+            }
+            mine.closeRetired();
+            LOG.info("Replica region {} absorbed {} as {}", mine.label(), theirs.label(), wide.label());
+        }
+    }
+
+    /** A replica store's one region of {@code tableName}. */
+    private Region onlyRegion(String tableName) {
+        List<Region> regions = table(tableName).regions();
+        if (regions.size() != 1) {
+            throw new IllegalStateException("replica store " + directory + " holds " + regions.size() + " regions of "
+                    + tableName + "; a replica holds one");
+        }
+        return regions.getFirst();
+    }
+
+    /**
      * Merges two adjacent regions of one table into one, {@code [first.start, second.end)}, in one
      * manifest edit, after flushing both (the last part under both write locks). The merged
      * region lists the files of both; its flushed-up-to sequence is the larger of theirs, which

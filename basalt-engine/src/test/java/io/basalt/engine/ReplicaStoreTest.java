@@ -275,6 +275,93 @@ class ReplicaStoreTest {
         }
     }
 
+    /**
+     * The two halves of a merge: a split's daughters, written on apart (one deletes a row and
+     * compacts it away), then one absorbs a copy of the other. The wide replica holds exactly both
+     * halves' rows (the deleted row does not come back from the file the split shared), reads at
+     * the later half's sequences, takes the next index, keeps all of it across a checkpoint and a
+     * restart, and its own files are not leaked.
+     */
+    @Test
+    void aReplicaAbsorbsItsNeighbourForAMerge() throws Exception {
+        Path seed = dir.resolve("seed");
+        try (ReplicaStore p = ReplicaStore.open(dir.resolve("parent"), StoreOptions.defaults(), clock::get)) {
+            await(p.connection().admin().createTable(TableDescriptor.of("t", "f")));
+            List<Object> puts = new ArrayList<>();
+            for (char ch = 'a'; ch <= 'z'; ch++) {
+                puts.add(Put.of(String.valueOf(ch)).addColumn("f", "q", "v" + ch));
+            }
+            p.applyEntry("t", 1, 100, puts);
+            p.checkpoint(seed);
+        }
+        Path left = dir.resolve("left");
+        Path right = dir.resolve("right");
+        ReplicaStore.restore(seed, left);
+        ReplicaStore.restore(seed, right);
+        Path rightCopy = dir.resolve("right-copy");
+        try (ReplicaStore r = ReplicaStore.open(right, StoreOptions.defaults(), clock::get)) {
+            r.narrow("t", b("m"), new byte[0]);
+            for (long i = 2; i <= 40; i++) { // the right half's log runs further than the left's
+                r.applyEntry("t", i, 100 + i, List.of(Put.of("q").addColumn("f", "q", "r" + i)));
+            }
+            r.applyEntry("t", 41, 200, List.of(new Delete(b("p"))));
+            await(r.connection().admin().compact("t"));
+            r.checkpoint(rightCopy);
+        }
+        Path wideCopy = dir.resolve("wide-copy");
+        try (ReplicaStore l = ReplicaStore.open(left, StoreOptions.defaults(), clock::get)) {
+            l.narrow("t", new byte[0], b("m"));
+            l.applyEntry("t", 2, 300, List.of(Put.of("c").addColumn("f", "q", "left"), new Delete(b("d"))));
+            Path work = dir.resolve("work");
+            ReplicaStore.restore(rightCopy, work);
+            try (ReplicaStore other = ReplicaStore.open(work, StoreOptions.defaults(), clock::get)) {
+                try (ReplicaStore far = ReplicaStore.open(dir.resolve("far"), StoreOptions.defaults(), clock::get)) {
+                    await(far.connection().admin().createTable(TableDescriptor.of("t", "f")));
+                    far.narrow("t", b("x"), new byte[0]);
+                    assertThatThrownBy(() -> l.absorb("t", far)).isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("not adjacent");
+                }
+                l.absorb("t", other);
+            }
+            assertThat(l.range("t")).isDeepEqualTo(new byte[][] {new byte[0], new byte[0]});
+            List<String> expected = new ArrayList<>();
+            for (char ch = 'a'; ch <= 'z'; ch++) {
+                if (ch != 'd' && ch != 'p') {
+                    expected.add(String.valueOf(ch));
+                }
+            }
+            assertThat(rowKeys(l.connection())).as("both halves, without the rows either deleted")
+                    .isEqualTo(expected);
+            assertThat(value(l.connection(), "c")).isEqualTo("left");
+            assertThat(value(l.connection(), "q")).as("the right half's writes, at its later sequences")
+                    .isEqualTo("r40");
+            assertThat(l.appliedIndex()).as("the later half's log position counts").isGreaterThanOrEqualTo(40);
+            assertThat(l.applyEntry("t", 41, 400, List.of(Put.of("z").addColumn("f", "q", "stale"))).getFirst())
+                    .as("an index the wider half applied").isSameAs(ReplicaStore.ALREADY_APPLIED);
+            assertThat(l.applyEntry("t", 42, 400, List.of(Put.of("z").addColumn("f", "q", "merged"),
+                    Put.of("a").addColumn("f", "q", "merged")))).containsOnlyNulls();
+            l.checkpoint(wideCopy);
+        }
+        try (ReplicaStore again = ReplicaStore.open(left, StoreOptions.defaults(), clock::get)) {
+            assertThat(value(again.connection(), "z")).as("after a restart").isEqualTo("merged");
+            assertThat(value(again.connection(), "q")).isEqualTo("r40");
+            assertThat(value(again.connection(), "p")).isNull();
+            await(again.connection().admin().compact("t"));
+            assertThat(rowKeys(again.connection())).hasSize(24);
+            try (var walk = java.nio.file.Files.walk(left.resolve("tables"))) {
+                assertThat(walk.filter(f -> f.toString().endsWith(".sst")).count())
+                        .as("after a full compaction, the files taken over are released and deleted too")
+                        .isEqualTo(1);
+            }
+        }
+        Path restored = dir.resolve("restored");
+        ReplicaStore.restore(wideCopy, restored);
+        try (ReplicaStore copy = ReplicaStore.open(restored, StoreOptions.defaults(), clock::get)) {
+            assertThat(rowKeys(copy.connection())).hasSize(24);
+            assertThat(value(copy.connection(), "a")).isEqualTo("merged");
+        }
+    }
+
     private static List<String> rowKeys(Connection c) throws Exception {
         List<String> out = new ArrayList<>();
         for (Result r : await(c.table("t").scanAll(new Scan()))) {
