@@ -275,6 +275,168 @@ public final class BasaltNode implements AutoCloseable {
         return made;
     }
 
+    // ------------------------------------------------------------------ merges
+
+    /**
+     * Merges two neighbouring regions of {@code table} (named as {@code list_regions} shows them,
+     * or by id) into one on the same nodes. Each half freezes at a MERGE entry in its own log
+     * (every replica copies its store there, then refuses requests), and one metadata command
+     * makes the merged region, whose replicas start from the two copies joined; that command
+     * decides the merge. If a half cannot freeze (it split, or is in another merge) or the
+     * metadata refuses, the merge is aborted in the metadata and both halves take requests again.
+     * Completes when the merged region has a leader.
+     */
+    CompletableFuture<Void> merge(String table, String first, String second) {
+        return CompletableFuture.runAsync(() -> {
+            List<MetaState.Region> regions = router.refresh(table).join();
+            MetaState.Region a = regionNamed(regions, table, first);
+            MetaState.Region b = regionNamed(regions, table, second);
+            MetaState.Region left = io.basalt.bytes.Bytes.compare(a.start(), b.start()) <= 0 ? a : b;
+            MetaState.Region right = left == a ? b : a;
+            if (left.end().length == 0 || !java.util.Arrays.equals(left.end(), right.start())) {
+                throw new IllegalArgumentException("regions " + left.id() + " and " + right.id() + " of " + table
+                        + " are not neighbours; only neighbours can be merged");
+            }
+            if (!left.replicas().equals(right.replicas()) || left.joining() != 0 || right.joining() != 0) {
+                throw new IllegalArgumentException("regions " + left.id() + " and " + right.id() + " of " + table
+                        + " are on different nodes (" + left.replicas() + " and " + right.replicas() + ") or one is"
+                        + " moving; a merge needs both on the same nodes (moving a region on command is not built)");
+            }
+            if (!startedEverywhere(left) || !startedEverywhere(right)) {
+                throw new io.basalt.client.UnavailableException("region " + left.id() + " or " + right.id() + " of "
+                        + table + " is still starting on its nodes; merge them in a moment");
+            }
+            java.util.UUID merged = java.util.UUID.randomUUID();
+            MetaState.Region m = driveMerge(left, right, merged);
+            router.forget(table);
+            if (m == null) {
+                return; // made, then split already
+            }
+            long deadline = System.currentTimeMillis() + ONLINE_TIMEOUT_MS;
+            while (describe(m).leader().isEmpty()) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new io.basalt.client.UnavailableException("region " + m.id() + " of " + table + " (the"
+                            + " merge of " + left.id() + " and " + right.id() + ") has no leader after "
+                            + ONLINE_TIMEOUT_MS + " ms; it will start as its nodes join its halves' copies");
+                }
+                sleep(100);
+            }
+            LOG.info("Regions {} and {} of {} merged into region {}", left.id(), right.id(), table, m.id());
+        }, Thread.ofVirtual()::start);
+    }
+
+    /**
+     * Aborts merge {@code info} whose other half is gone from the map, unless the metadata made it,
+     * and lets {@code half} take requests again.
+     */
+    private void abandonMerge(MetaState.Region half, RegionCodec.MergeInfo info) {
+        try {
+            meta(MetaStateMachine.abortMerge(info.merged()), ClusterNode.Kind.WRITE, "abort merge " + info.merged())
+                    .join();
+        } catch (RuntimeException e) {
+            if (ClusterNode.unwrap(e) instanceof io.basalt.client.ServerException) {
+                return; // made: this half retires once the merged region runs
+            }
+            throw e;
+        }
+        RegionCodec.readDone(cluster.send(half.groupId(), RegionCodec.unmerge(half.table(), info.merged()),
+                ClusterNode.Kind.WRITE).join(), "region " + half.id() + " of " + half.table());
+        LOG.info("Node {}: aborted merge {} (its other half left the map); region {} of {} takes requests again",
+                config.nodeId(), info.merged(), half.id(), half.table());
+    }
+
+    private static MetaState.Region regionNamed(List<MetaState.Region> regions, String table, String name) {
+        String id = name.substring(name.lastIndexOf(',') + 1).trim();
+        for (MetaState.Region r : regions) {
+            if (Long.toString(r.id()).equals(id)) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("table " + table + " has no region " + name
+                + " (a split or merge may have replaced it; list the regions again)");
+    }
+
+    /**
+     * Takes merge {@code merged} of {@code left} and {@code right} as far as it goes: freezes both
+     * halves (repeating a freeze repeats nothing), then asks the metadata group to make it. Returns
+     * the merged region ({@code null} when it was made and has split since). When a half refuses
+     * to freeze or the metadata refuses the merge, aborts it: the metadata records the abort
+     * (unless the merge was made, which then stands) and both halves are told, and the refusal is
+     * thrown. A failure that may pass (no leader, a timeout) is thrown as it is; the merge stays
+     * where it got to, and the keepers take it on.
+     */
+    MetaState.Region driveMerge(MetaState.Region left, MetaState.Region right, java.util.UUID merged) {
+        String what = "merge " + merged + " of regions " + left.id() + " and " + right.id() + " of " + left.table();
+        try {
+            long index = 0;
+            for (MetaState.Region half : List.of(left, right)) {
+                RegionCodec.MergeInfo info = RegionCodec.readMergeReply(cluster.send(half.groupId(),
+                        RegionCodec.merge(half.table(), merged, left.group(), right.group(), half.start(), half.end()),
+                        ClusterNode.Kind.WRITE)
+                        .join(), "region " + half.id() + " of " + half.table());
+                index = Math.max(index, info.index());
+            }
+            List<MetaState.Region> made = MetaStateMachine.readRegions(meta(MetaStateMachine.merge(left, right,
+                    merged, index), ClusterNode.Kind.WRITE, what).join());
+            made.forEach(m -> router.byGroup.put(m.groupId(), m));
+            return made.isEmpty() ? null : made.getFirst();
+        } catch (RuntimeException e) {
+            Throwable cause = ClusterNode.unwrap(e);
+            boolean refused = cause instanceof io.basalt.client.ServerException
+                    || (cause instanceof io.basalt.client.BasaltException
+                    && cause.getCause() instanceof IllegalArgumentException);
+            if (!refused) {
+                throw e;
+            }
+            try {
+                meta(MetaStateMachine.abortMerge(merged), ClusterNode.Kind.WRITE, "abort " + what).join();
+            } catch (RuntimeException notAborted) {
+                Throwable why = ClusterNode.unwrap(notAborted);
+                if (why instanceof io.basalt.client.ServerException) { // it was made: it stands
+                    LOG.info("{} was made after all; not aborted", what);
+                    return null;
+                }
+                throw notAborted;
+            }
+            for (MetaState.Region half : List.of(left, right)) {
+                RegionCodec.readDone(cluster.send(half.groupId(), RegionCodec.unmerge(half.table(), merged),
+                        ClusterNode.Kind.WRITE).join(), "region " + half.id() + " of " + half.table());
+            }
+            LOG.info("{} aborted: {}", what, cause.getMessage());
+            throw cause instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /**
+     * Takes on each merge a half of which froze here and the metadata has not decided: its
+     * proposer failed or died half way, and the half refuses every request until the merge is
+     * made or aborted. A half frozen for a merge the map already made needs nothing: it retires
+     * once the merged region runs.
+     */
+    private void finishMerges(List<MetaState.Region> all) {
+        for (MetaState.Region r : all) {
+            RegionCodec.MergeInfo info = cluster.mergeOf(r.groupId()).orElse(null);
+            if (info == null) {
+                continue;
+            }
+            MetaState.Region left = all.stream().filter(x -> x.group().equals(info.left())).findFirst().orElse(null);
+            MetaState.Region right = all.stream().filter(x -> x.group().equals(info.right())).findFirst().orElse(null);
+            try {
+                if (left == null || right == null) {
+                    // A half left the map: the merge was made (and the map moved on since), or the
+                    // other half split or merged elsewhere first. The metadata tells which.
+                    abandonMerge(r, info);
+                    continue;
+                }
+                driveMerge(left, right, info.merged());
+                LOG.info("Node {}: took on merge {} of regions {} and {} of {} (its proposer did not finish it)",
+                        config.nodeId(), info.merged(), left.id(), right.id(), r.table());
+            } catch (RuntimeException e) {
+                LOG.debug("Node {}: merge {} of {} is not finished yet", config.nodeId(), info.merged(), r.table(), e);
+            }
+        }
+    }
+
     /**
      * Whether every replica of {@code r} runs: a split's daughter is split again only once each of
      * its replicas committed past its seed, or a replica still waiting to start from its seed
@@ -306,7 +468,7 @@ public final class BasaltNode implements AutoCloseable {
         for (MetaState.Region r : all) {
             long bytes = cluster.isLeader(r.groupId()) ? cluster.replicaBytes(r.groupId()) : 0;
             if (r.joining() != 0 || bytes <= limit || cluster.splitOf(r.groupId()).isPresent()
-                    || !startedEverywhere(r)) {
+                    || cluster.mergeOf(r.groupId()).isPresent() || !startedEverywhere(r)) {
                 continue;
             }
             LOG.info("Node {}: region {} of {} holds {} bytes here, more than {}: splitting it", config.nodeId(),
@@ -484,6 +646,7 @@ public final class BasaltNode implements AutoCloseable {
                 List<MetaState.Region> all = allRegions();
                 router.remember(all);
                 finishSplits(all);
+                finishMerges(all);
                 startDaughters(all);
                 splitLargeRegions(all);
                 if (round++ % 4 == 0) {
@@ -695,13 +858,14 @@ public final class BasaltNode implements AutoCloseable {
                 continue;
             }
             MetaState.Region r = byGroup.get(g);
-            List<MetaState.Region> daughters = all.stream().filter(d -> g.getUuid().equals(d.parent())).toList();
+            List<MetaState.Region> daughters = all.stream().filter(d -> d.madeFrom(g.getUuid())).toList();
             if (r == null && !daughters.isEmpty() && !retirable(daughters)) {
-                continue; // a split parent: kept until each of its daughters runs on every one of its nodes
+                continue; // a split parent or merge half: kept until what it made runs on every one of its nodes
             }
             if (r == null || !r.wants(config.nodeId())) {
                 LOG.info("Node {}: leaving group {} ({}); its replica here is deleted", config.nodeId(), g,
-                        r == null ? (daughters.isEmpty() ? "its table was dropped" : "it split, and its daughters run")
+                        r == null ? (daughters.isEmpty() ? "its table was dropped"
+                                : "it split or merged, and what it made runs")
                                 : "region " + r.id() + " of " + r.table()
                                 + " is on nodes " + r.replicas() + " now");
                 cluster.leave(g);
@@ -749,6 +913,13 @@ public final class BasaltNode implements AutoCloseable {
             }
             Path seed = config.dataDir().resolve("raft").resolve(d.parent().toString()).resolve("seeds")
                     .resolve(d.group().toString());
+            if (d.otherParent() != null) { // a merge: both halves' parts, or it waits
+                Path other = config.dataDir().resolve("raft").resolve(d.otherParent().toString()).resolve("seeds")
+                        .resolve(d.group().toString());
+                if (java.nio.file.Files.isDirectory(seed) && !java.nio.file.Files.isDirectory(other)) {
+                    continue;
+                }
+            }
             if (!java.nio.file.Files.isDirectory(seed)) {
                 if (!cluster.hostsQuietly(RaftGroupId.valueOf(d.parent())) && seedMissingWarned.add(d.groupId())) {
                     LOG.warn("Node {}: region {} of {} (a split daughter) has no seed here and its parent's replica is"

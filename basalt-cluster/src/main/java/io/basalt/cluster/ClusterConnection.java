@@ -440,9 +440,7 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         @Override
         public CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException("merge_region is not available in"
-                    + " cluster mode yet: two regions' logs would have to stop at one point and their stores join"
-                    + " on one set of nodes (splits work)"));
+            return node.merge(table, firstRegion, secondRegion);
         }
     }
 }

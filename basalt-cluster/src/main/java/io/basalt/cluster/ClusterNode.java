@@ -245,6 +245,11 @@ public final class ClusterNode implements AutoCloseable {
         return replica(group).map(RegionStateMachine::splitInfo);
     }
 
+    /** The merge this node's replica of {@code group} froze for, if it did. */
+    Optional<RegionCodec.MergeInfo> mergeOf(RaftGroupId group) {
+        return replica(group).map(RegionStateMachine::mergeInfo);
+    }
+
     // ------------------------------------------------------------------ writes
 
     /** Creates the region's table: the first entry of a new region's log. */

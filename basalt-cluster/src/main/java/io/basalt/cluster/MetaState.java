@@ -31,13 +31,25 @@ final class MetaState {
      * re-created on (it holds the group while it catches up), 0 when none is. A split's daughter
      * names its {@code parent}'s group and the parent's log index of the split ({@code seedIndex}):
      * each replica starts from a copy its parent's replica made at that index ({@code null} and 0
-     * for a region made with its table).
+     * for a region made with its table). A merge's region names both halves' groups
+     * ({@code parent} the lower, {@code otherParent} the upper; {@code null} for any other region)
+     * and the larger of their log indexes of the merge ({@code seedIndex}), where its log starts.
      */
     record Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas,
-                  boolean online, int joining, UUID parent, long seedIndex) {
+                  boolean online, int joining, UUID parent, long seedIndex, UUID otherParent) {
         Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas, boolean online,
                int joining) {
-            this(table, id, start, end, group, replicas, online, joining, null, 0);
+            this(table, id, start, end, group, replicas, online, joining, null, 0, null);
+        }
+
+        Region(String table, long id, byte[] start, byte[] end, UUID group, List<Integer> replicas, boolean online,
+               int joining, UUID parent, long seedIndex) {
+            this(table, id, start, end, group, replicas, online, joining, parent, seedIndex, null);
+        }
+
+        /** Whether this region was made from {@code group}'s (by a split or a merge). */
+        boolean madeFrom(UUID group) {
+            return group.equals(parent) || group.equals(otherParent);
         }
 
         RaftGroupId groupId() {
@@ -49,12 +61,12 @@ final class MetaState {
         }
 
         Region markedOnline() {
-            return new Region(table, id, start, end, group, replicas, true, joining, parent, seedIndex);
+            return new Region(table, id, start, end, group, replicas, true, joining, parent, seedIndex, otherParent);
         }
 
         Region withReplicas(List<Integer> now, int joiningNow) {
             return new Region(table, id, start, end, group, now.stream().sorted().toList(), online, joiningNow, parent,
-                    seedIndex);
+                    seedIndex, otherParent);
         }
 
         /** Whether {@code node} should hold this region's group: a replica, or the one joining. */
@@ -68,6 +80,8 @@ final class MetaState {
     private final TreeMap<String, List<Region>> regions = new TreeMap<>();
     private final java.util.TreeSet<Integer> dead = new java.util.TreeSet<>();
     private long nextRegionId = 1;
+    /** Each merge decided: true when made, false when aborted. A merge is decided once, here. */
+    private final TreeMap<UUID, Boolean> merges = new TreeMap<>();
 
     /** The nodes declared dead (and not seen since). */
     java.util.SortedSet<Integer> dead() {
@@ -332,6 +346,61 @@ final class MetaState {
         return List.of(a, b);
     }
 
+    /**
+     * Makes the merge {@code merged} of two neighbouring regions of {@code table}: both halves
+     * froze at their indexes of a MERGE entry (the caller saw both), and are replaced by one region
+     * over both ranges, group {@code merged}, on the same nodes, online, its log starting after
+     * {@code seedIndex} (the larger of the halves' indexes). Both halves must be on the same nodes
+     * with no replica moving. This decides the merge for good: a merge made is never aborted, and
+     * one aborted is never made. Again after it was made, it returns the merged region (none when
+     * it has split since).
+     */
+    List<Region> mergeRegions(String table, long leftId, UUID leftGroup, long rightId, UUID rightGroup, UUID merged,
+                              long seedIndex) {
+        Boolean decided = merges.get(merged);
+        if (Boolean.FALSE.equals(decided)) {
+            throw new IllegalStateException("merge " + merged + " was aborted; ask for the merge again");
+        }
+        if (Boolean.TRUE.equals(decided)) {
+            return regions(table).stream().filter(r -> r.group().equals(merged)).toList();
+        }
+        Region left = region(table, leftId);
+        Region right = region(table, rightId);
+        if (!left.group().equals(leftGroup) || !right.group().equals(rightGroup)) {
+            throw new IllegalArgumentException("regions " + leftId + " and " + rightId + " of " + table + " are groups "
+                    + left.group() + " and " + right.group() + " now, not " + leftGroup + " and " + rightGroup);
+        }
+        if (left.end().length == 0 || !java.util.Arrays.equals(left.end(), right.start())) {
+            throw new IllegalArgumentException("regions " + leftId + " and " + rightId + " of " + table
+                    + " are not neighbours (the first must end where the second starts)");
+        }
+        if (!left.replicas().equals(right.replicas()) || left.joining() != 0 || right.joining() != 0) {
+            throw new IllegalArgumentException("regions " + leftId + " and " + rightId + " of " + table
+                    + " are on different nodes (" + left.replicas() + " and " + right.replicas() + ") or one is moving;"
+                    + " a merge needs both on the same nodes");
+        }
+        Region m = new Region(table, nextRegionId++, left.start(), right.end(), merged, left.replicas(), true, 0,
+                leftGroup, seedIndex, rightGroup);
+        List<Region> next = new ArrayList<>(regions.get(table));
+        int at = next.indexOf(left);
+        next.remove(right);
+        next.set(at, m);
+        regions.put(table, List.copyOf(next));
+        merges.put(merged, true);
+        return List.of(m);
+    }
+
+    /**
+     * Aborts the merge {@code merged}, for good, so its halves may take requests again; refused
+     * when it was made.
+     */
+    void abortMerge(UUID merged) {
+        if (Boolean.TRUE.equals(merges.get(merged))) {
+            throw new IllegalStateException("merge " + merged + " was made; it cannot be aborted");
+        }
+        merges.put(merged, false);
+    }
+
     /** Drops a table; returns its regions, whose groups the caller removes from their nodes. */
     List<Region> dropTable(String table) {
         List<Region> gone = regions(table);
@@ -364,10 +433,14 @@ final class MetaState {
         r.replicas().forEach(id -> Wire.writeVarint(buf, id));
         Wire.writeBoolean(buf, r.online());
         Wire.writeVarint(buf, r.joining());
-        Wire.writeBoolean(buf, r.parent() != null);
+        // 0: no parent; 1: a split's daughter (as before merges existed); 2: a merge's region
+        buf.writeByte(r.parent() == null ? 0 : r.otherParent() == null ? 1 : 2);
         if (r.parent() != null) {
             buf.writeLong(r.parent().getMostSignificantBits()).writeLong(r.parent().getLeastSignificantBits());
             Wire.writeVarlong(buf, r.seedIndex());
+        }
+        if (r.otherParent() != null) {
+            buf.writeLong(r.otherParent().getMostSignificantBits()).writeLong(r.otherParent().getLeastSignificantBits());
         }
     }
 
@@ -388,16 +461,29 @@ final class MetaState {
         boolean online = Wire.readBoolean(buf, "online");
         int joining = Wire.readVarint(buf, "joining");
         UUID parent = null;
+        UUID otherParent = null;
         long seedIndex = 0;
-        if (Wire.readBoolean(buf, "has parent")) {
+        int parents = Wire.readUnsignedByte(buf, "parents");
+        if (parents > 2) {
+            throw new MalformedFrameException("a region has at most 2 parents, not " + parents);
+        }
+        if (parents > 0) {
             parent = new UUID(Wire.readLong(buf, "parent group"), Wire.readLong(buf, "parent group"));
             seedIndex = Wire.readVarlong(buf, "seed index");
         }
-        return new Region(table, id, start, end, group, List.copyOf(replicas), online, joining, parent, seedIndex);
+        if (parents == 2) {
+            otherParent = new UUID(Wire.readLong(buf, "other parent group"), Wire.readLong(buf, "other parent group"));
+        }
+        return new Region(table, id, start, end, group, List.copyOf(replicas), online, joining, parent, seedIndex,
+                otherParent);
     }
+
+    /** The snapshot format {@link #writeTo} writes: 2 added merge decisions. */
+    static final int SNAPSHOT_FORMAT = 2;
 
     /** The whole state, for a snapshot. */
     void writeTo(ByteBuf buf) {
+        buf.writeLong(-SNAPSHOT_FORMAT);
         buf.writeLong(nextRegionId);
         Wire.writeVarint(buf, nodes.size());
         nodes.values().forEach(n -> writeNode(buf, n));
@@ -410,11 +496,23 @@ final class MetaState {
             Wire.writeVarint(buf, list.size());
             list.forEach(r -> writeRegion(buf, r));
         }
+        Wire.writeVarint(buf, merges.size());
+        merges.forEach((id, made) -> {
+            buf.writeLong(id.getMostSignificantBits()).writeLong(id.getLeastSignificantBits());
+            Wire.writeBoolean(buf, made);
+        });
     }
 
     static MetaState readFrom(ByteBuf buf) {
         MetaState s = new MetaState();
-        s.nextRegionId = Wire.readLong(buf, "next region id");
+        long first = Wire.readLong(buf, "snapshot format or next region id");
+        // Format 1 began with the next region id (positive); later formats with their number, negated.
+        int format = first < 0 ? (int) -first : 1;
+        if (format > SNAPSHOT_FORMAT) {
+            throw new MalformedFrameException("metadata snapshot format " + format + " is newer than this node's ("
+                    + SNAPSHOT_FORMAT + ")");
+        }
+        s.nextRegionId = format == 1 ? first : Wire.readLong(buf, "next region id");
         int nodes = Wire.readVarint(buf, "node count");
         for (int i = 0; i < nodes; i++) {
             ClusterPeer n = readNode(buf);
@@ -435,6 +533,13 @@ final class MetaState {
             list.sort(Comparator.comparing(Region::start, Bytes::compare));
             s.tables.put(t.name(), t);
             s.regions.put(t.name(), List.copyOf(list));
+        }
+        if (format >= 2) { // format 1, written before merges existed, ends here
+            int merges = Wire.readVarint(buf, "merge count");
+            for (int i = 0; i < merges; i++) {
+                UUID id = new UUID(Wire.readLong(buf, "merge"), Wire.readLong(buf, "merge"));
+                s.merges.put(id, Wire.readBoolean(buf, "merge made"));
+            }
         }
         Wire.end(buf, "metadata snapshot");
         return s;

@@ -64,6 +64,8 @@ public final class MetaStateMachine extends BaseStateMachine {
     static final int MOVE_DONE = 7;
     static final int TRUNCATE = 8;
     static final int SPLIT = 9;
+    static final int MERGE = 10;
+    static final int ABORT_MERGE = 11;
 
     static final int NODES = 1;
     static final int TABLES = 2;
@@ -220,6 +222,31 @@ public final class MetaStateMachine extends BaseStateMachine {
         });
     }
 
+    /** Makes a merge both of whose halves froze (see {@link MetaState#mergeRegions}). */
+    static Message merge(MetaState.Region left, MetaState.Region right, java.util.UUID merged, long seedIndex) {
+        return command(MERGE, buf -> {
+            Wire.writeString(buf, left.table());
+            Wire.writeVarlong(buf, left.id());
+            writeUuid(buf, left.group());
+            Wire.writeVarlong(buf, right.id());
+            writeUuid(buf, right.group());
+            writeUuid(buf, merged);
+            Wire.writeVarlong(buf, seedIndex);
+        });
+    }
+
+    static Message abortMerge(java.util.UUID merged) {
+        return command(ABORT_MERGE, buf -> writeUuid(buf, merged));
+    }
+
+    private static void writeUuid(ByteBuf buf, java.util.UUID u) {
+        buf.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+    }
+
+    private static java.util.UUID readUuid(ByteBuf buf, String what) {
+        return new java.util.UUID(Wire.readLong(buf, what), Wire.readLong(buf, what));
+    }
+
     static Message query(int kind, String table) {
         return command(kind, buf -> {
             if (table != null) {
@@ -292,6 +319,18 @@ public final class MetaStateMachine extends BaseStateMachine {
                         writeRegions(out, state.splitRegion(table, region, split.parent(), split.row(), split.index(),
                                 split.low(), split.high()));
                     }
+                    case MERGE -> {
+                        String table = Wire.readString(buf, "table");
+                        long left = Wire.readVarlong(buf, "left region");
+                        java.util.UUID leftGroup = readUuid(buf, "left group");
+                        long right = Wire.readVarlong(buf, "right region");
+                        java.util.UUID rightGroup = readUuid(buf, "right group");
+                        java.util.UUID merged = readUuid(buf, "merged group");
+                        long seedIndex = Wire.readVarlong(buf, "seed index");
+                        writeRegions(out, state.mergeRegions(table, left, leftGroup, right, rightGroup, merged,
+                                seedIndex));
+                    }
+                    case ABORT_MERGE -> state.abortMerge(readUuid(buf, "merge"));
                     default -> throw new MalformedFrameException("metadata command kind " + kind + " is unknown");
                 }
                 return out;

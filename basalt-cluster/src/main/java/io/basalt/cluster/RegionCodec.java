@@ -43,6 +43,8 @@ final class RegionCodec {
     static final int CREATE_TABLE = 1;
     static final int WRITE = 2;
     static final int SPLIT = 3;
+    static final int MERGE = 4;
+    static final int UNMERGE = 5;
 
     static final int GET = 1;
     static final int SCAN = 2;
@@ -209,6 +211,87 @@ final class RegionCodec {
         SplitInfo s = readSplit(buf);
         Wire.end(buf, "split reply");
         return s;
+    }
+
+    /**
+     * A merge of two neighbouring regions, as one of its halves froze for it: the merged region's
+     * group, the lower and upper halves' groups, and this half's log index of the MERGE entry.
+     */
+    record MergeInfo(java.util.UUID merged, java.util.UUID left, java.util.UUID right, long index) {}
+
+    /**
+     * A MERGE entry: the half applying it, whose rows are {@code [start, end)} in the region map,
+     * freezes for merge {@code merged} of {@code left} and {@code right} (refusing every request
+     * from then on) and copies its store, narrowed to that range, for the merged region; unless it
+     * split, froze for another merge, or this merge was aborted.
+     */
+    static Message merge(String table, java.util.UUID merged, java.util.UUID left, java.util.UUID right, byte[] start,
+                         byte[] end) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(MERGE);
+        Wire.writeString(buf, table);
+        writeUuid(buf, merged);
+        writeUuid(buf, left);
+        writeUuid(buf, right);
+        Wire.writeBytes(buf, start);
+        Wire.writeBytes(buf, end);
+        return message(buf);
+    }
+
+    /** An UNMERGE entry: merge {@code merged} was aborted; a half frozen for it takes requests again. */
+    static Message unmerge(String table, java.util.UUID merged) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(VERSION).writeByte(UNMERGE);
+        Wire.writeString(buf, table);
+        writeUuid(buf, merged);
+        return message(buf);
+    }
+
+    static void writeMerge(ByteBuf buf, MergeInfo m) {
+        writeUuid(buf, m.merged());
+        writeUuid(buf, m.left());
+        writeUuid(buf, m.right());
+        Wire.writeVarlong(buf, m.index());
+    }
+
+    static MergeInfo readMerge(ByteBuf buf) {
+        return new MergeInfo(readUuid(buf, "merged group"), readUuid(buf, "left group"), readUuid(buf, "right group"),
+                Wire.readVarlong(buf, "merge index"));
+    }
+
+    /** A MERGE entry's reply: OK and the half's freeze (also when it froze before), or the refusal. */
+    static Message mergeReply(MergeInfo merge) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Status.OK.code());
+        writeMerge(buf, merge);
+        return message(buf);
+    }
+
+    static MergeInfo readMergeReply(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int code = Wire.readUnsignedByte(buf, "merge status");
+        if (code != Status.OK.code()) {
+            throw Errors.of("merge", where, Status.of(code), code, Messages.readError(buf));
+        }
+        MergeInfo m = readMerge(buf);
+        Wire.end(buf, "merge reply");
+        return m;
+    }
+
+    /** An UNMERGE entry's reply: OK. */
+    static Message done() {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeByte(Status.OK.code());
+        return message(buf);
+    }
+
+    static void readDone(ByteString reply, String where) {
+        ByteBuf buf = buffer(reply);
+        int code = Wire.readUnsignedByte(buf, "status");
+        if (code != Status.OK.code()) {
+            throw Errors.of("merge", where, Status.of(code), code, Messages.readError(buf));
+        }
+        Wire.end(buf, "reply");
     }
 
     /** A MIDDLE_ROW query's reply: the row that splits the replica's data in two halves (empty: none). */

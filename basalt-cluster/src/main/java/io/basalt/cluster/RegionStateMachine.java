@@ -69,6 +69,12 @@ public final class RegionStateMachine extends BaseStateMachine {
 
     /** A split applied here: of which table, and how. */
     record Split(String table, RegionCodec.SplitInfo info) {}
+    /** Set while this region is frozen for a merge (applied here, or in the snapshot loaded). */
+    private volatile Merge merge;
+    /** A merge this region froze for: of which table, how, and this half's rows ({@code [start, end)}). */
+    record Merge(String table, RegionCodec.MergeInfo info, byte[] start, byte[] end) {}
+    /** Merges aborted (for good) that this region heard of; touched only on the apply thread. */
+    private final java.util.Set<java.util.UUID> abortedMerges = new java.util.TreeSet<>();
     /** Touched only on the apply thread. */
     private Sessions sessions = new Sessions();
 
@@ -124,17 +130,23 @@ public final class RegionStateMachine extends BaseStateMachine {
             RegionSnapshots.deleteTree(liveDirectory);
             RegionSnapshots.Snapshot latest = snapshots.latest();
             split = null;
+            merge = null;
+            abortedMerges.clear();
             if (latest != null) {
                 ReplicaStore.restore(latest.store(), liveDirectory);
                 sessions = Sessions.readFrom(latest.sessions());
                 setLastAppliedTermIndex(latest.termIndex());
                 split = readSplit(latest.directory().resolve(SPLIT_FILE));
+                readMerges(latest.directory().resolve(MERGE_FILE));
             } else {
                 sessions = new Sessions();
             }
             replica = ReplicaStore.open(liveDirectory, options);
             if (split != null) { // a snapshot taken after the split: the daughters may still need their seeds
                 makeSeeds(split);
+            }
+            if (merge != null) { // the same for a merge this half froze for
+                makeMergePart(merge);
             }
             LOG.info("{}: replica store rebuilt from {}", this, latest == null ? "nothing (no snapshot yet)"
                     : latest.directory());
@@ -192,6 +204,8 @@ public final class RegionStateMachine extends BaseStateMachine {
             case RegionCodec.CREATE_TABLE -> createTable(index, buf);
             case RegionCodec.WRITE -> write(index, buf);
             case RegionCodec.SPLIT -> split(index, buf);
+            case RegionCodec.MERGE -> merge(index, buf);
+            case RegionCodec.UNMERGE -> unmerge(buf);
             default -> undecodable(index, new IllegalArgumentException("log entry kind " + kind + " is unknown"));
         };
     }
@@ -203,8 +217,9 @@ public final class RegionStateMachine extends BaseStateMachine {
     }
 
     private Message createTable(long index, ByteBuf buf) {
-        if (split != null) {
-            return RegionCodec.reply(List.of(RegionCodec.failed(1, splitAway())));
+        io.basalt.client.UnavailableException away = away();
+        if (away != null) {
+            return RegionCodec.reply(List.of(RegionCodec.failed(1, away)));
         }
         TableDescriptor table;
         try {
@@ -241,7 +256,7 @@ public final class RegionStateMachine extends BaseStateMachine {
         }
         now = sessions.advanceClock(now);
         sessions.expire(now);
-        Split done = split;
+        io.basalt.client.UnavailableException away = away();
         byte[][] replies = new byte[calls.size()][];
         List<Object> operations = new ArrayList<>();
         int[] first = new int[calls.size()];
@@ -261,8 +276,8 @@ public final class RegionStateMachine extends BaseStateMachine {
                     case null -> { }
                 }
             }
-            if (done != null) { // not applied, not recorded: the client retries it in a daughter
-                replies[i] = RegionCodec.failed(call.operations().size(), splitAway());
+            if (away != null) { // not applied, not recorded: the client retries it in a daughter or the merged region
+                replies[i] = RegionCodec.failed(call.operations().size(), away);
                 continue;
             }
             first[i] = operations.size();
@@ -313,12 +328,24 @@ public final class RegionStateMachine extends BaseStateMachine {
         return s == null ? null : s.info();
     }
 
-    /** Why a split region refuses a request: its rows are in its daughters now. */
-    private io.basalt.client.UnavailableException splitAway() {
+    /**
+     * Why this region refuses every request, or {@code null} while it takes them: it split (its
+     * rows are in its daughters now) or froze for a merge (they are, or are about to be, in the
+     * merged region; if the merge is aborted, the region takes requests again).
+     */
+    private io.basalt.client.UnavailableException away() {
         Split s = split;
-        return new io.basalt.client.UnavailableException("region group " + getGroupId() + " split at row '"
-                + io.basalt.bytes.Bytes.toStringBinary(s.info().row()) + "' (log index " + s.info().index()
-                + "); its rows are in two new regions: read the region map again");
+        if (s != null) {
+            return new io.basalt.client.UnavailableException("region group " + getGroupId() + " split at row '"
+                    + io.basalt.bytes.Bytes.toStringBinary(s.info().row()) + "' (log index " + s.info().index()
+                    + "); its rows are in two new regions: read the region map again");
+        }
+        Merge m = merge;
+        if (m != null) {
+            return new io.basalt.client.UnavailableException("region group " + getGroupId() + " is merging into group "
+                    + m.info().merged() + " (log index " + m.info().index() + "): read the region map again");
+        }
+        return null;
     }
 
     /**
@@ -338,6 +365,10 @@ public final class RegionStateMachine extends BaseStateMachine {
         }
         if (split != null) {
             return RegionCodec.splitReply(split.info());
+        }
+        if (merge != null) {
+            return RegionCodec.queryFailed(new IllegalStateException("region group " + getGroupId()
+                    + " is merging into group " + merge.info().merged() + "; it cannot split"));
         }
         byte[][] range;
         try {
@@ -418,6 +449,23 @@ public final class RegionStateMachine extends BaseStateMachine {
      */
     private void adoptSeed(RaftGroupId group) throws IOException {
         String name = group.getUuid().toString();
+        List<Path> found = new ArrayList<>();
+        try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(groupsDirectory)) {
+            for (Path g : dirs.sorted().toList()) {
+                if (java.nio.file.Files.isDirectory(g.resolve("seeds").resolve(name))) {
+                    found.add(g.resolve("seeds").resolve(name));
+                }
+            }
+        }
+        if (found.size() == 2) { // a merge's two halves each made a part
+            adoptMergeParts(found);
+            return;
+        }
+        if (found.size() == 1 && java.nio.file.Files.exists(found.getFirst().resolve(MERGE_PART))) {
+            // Starting from one half would lose the other's rows, and starting empty would too.
+            throw new IOException(this + " is a merge of two regions and only one half's part is here ("
+                    + found.getFirst() + "); it starts once the other half's replica here made its part");
+        }
         try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(groupsDirectory)) {
             for (Path g : dirs.toList()) {
                 Path seed = g.resolve("seeds").resolve(name);
@@ -440,9 +488,21 @@ public final class RegionStateMachine extends BaseStateMachine {
     }
 
     private static void writeSplit(Path file, Split s) throws IOException {
+        writeRecord(file, buf -> {
+            Wire.writeString(buf, s.table());
+            RegionCodec.writeSplit(buf, s.info());
+        });
+    }
+
+    private static Split readSplit(Path file) throws IOException {
+        return readRecord(file, "split record", buf -> new Split(Wire.readString(buf, "split table"),
+                RegionCodec.readSplit(buf)));
+    }
+
+    /** Writes {@code file} (which must not exist): what {@code body} writes, a CRC32C of it last, forced. */
+    private static void writeRecord(Path file, java.util.function.Consumer<ByteBuf> body) throws IOException {
         io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer();
-        Wire.writeString(buf, s.table());
-        RegionCodec.writeSplit(buf, s.info());
+        body.accept(buf);
         byte[] bytes = new byte[buf.readableBytes()];
         buf.readBytes(bytes);
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -455,7 +515,9 @@ public final class RegionStateMachine extends BaseStateMachine {
         }
     }
 
-    private static Split readSplit(Path file) throws IOException {
+    /** Reads what {@link #writeRecord} wrote, checksum first; {@code null} when there is no file. */
+    private static <T> T readRecord(Path file, String what, java.util.function.Function<ByteBuf, T> body)
+            throws IOException {
         if (!java.nio.file.Files.exists(file)) {
             return null;
         }
@@ -463,16 +525,233 @@ public final class RegionStateMachine extends BaseStateMachine {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(all, 0, Math.max(0, all.length - 4));
         if (all.length < 4 || (int) crc.getValue() != java.nio.ByteBuffer.wrap(all, all.length - 4, 4).getInt()) {
-            throw new IOException("split record " + file + " is corrupt: its checksum does not match its bytes");
+            throw new IOException(what + " " + file + " is corrupt: its checksum does not match its bytes");
         }
         ByteBuf buf = io.netty.buffer.Unpooled.wrappedBuffer(all, 0, all.length - 4);
         try {
-            Split s = new Split(Wire.readString(buf, "split table"), RegionCodec.readSplit(buf));
-            Wire.end(buf, "split record");
-            return s;
+            T t = body.apply(buf);
+            Wire.end(buf, what);
+            return t;
         } catch (RuntimeException e) {
-            throw new IOException("split record " + file + " does not decode: " + e.getMessage(), e);
+            throw new IOException(what + " " + file + " does not decode: " + e.getMessage(), e);
         }
+    }
+
+    // ------------------------------------------------------------------ merges
+
+    static final String MERGE_FILE = "merge";
+    /** Marks a seed that is one half's part of a merge: never a region's whole seed on its own. */
+    static final String MERGE_PART = "merge-part";
+
+    /** The merge this replica froze for, or {@code null} while it is not frozen. */
+    RegionCodec.MergeInfo mergeInfo() {
+        Merge m = merge;
+        return m == null ? null : m.info();
+    }
+
+    /**
+     * The MERGE entry at {@code index}: this half of merge {@code merged} freezes (every replica at
+     * this same index), copies its store and sessions as its part of the merged region's seed, and
+     * refuses every request from here on. Refused when the region split, froze for another merge,
+     * or heard this merge was aborted; again for the same merge it answers with the first freeze.
+     */
+    private Message merge(long index, ByteBuf buf) {
+        String table;
+        java.util.UUID merged;
+        java.util.UUID left;
+        java.util.UUID right;
+        byte[] start;
+        byte[] end;
+        try {
+            table = Wire.readString(buf, "merge table");
+            merged = new java.util.UUID(Wire.readLong(buf, "merged group"), Wire.readLong(buf, "merged group"));
+            left = new java.util.UUID(Wire.readLong(buf, "left group"), Wire.readLong(buf, "left group"));
+            right = new java.util.UUID(Wire.readLong(buf, "right group"), Wire.readLong(buf, "right group"));
+            start = Wire.readBytes(buf, "merge half start");
+            end = Wire.readBytes(buf, "merge half end");
+        } catch (RuntimeException e) {
+            return RegionCodec.queryFailed(e);
+        }
+        java.util.UUID self = getGroupId().getUuid();
+        Merge m = merge;
+        if (m != null && m.info().merged().equals(merged)) {
+            return RegionCodec.mergeReply(m.info());
+        }
+        String refused = split != null ? "it split"
+                : m != null ? "it is merging into group " + m.info().merged() + " already"
+                : abortedMerges.contains(merged) ? "that merge was aborted"
+                : !self.equals(left) && !self.equals(right) ? "it is neither half of that merge"
+                : null;
+        if (refused != null) {
+            return RegionCodec.queryFailed(new IllegalStateException("region group " + self + " cannot freeze for merge "
+                    + merged + ": " + refused));
+        }
+        try {
+            byte[][] range = replica.range(table);
+            boolean inside = io.basalt.bytes.Bytes.compare(start, range[0]) >= 0
+                    && (range[1].length == 0 || (end.length > 0 && io.basalt.bytes.Bytes.compare(end, range[1]) <= 0))
+                    && (end.length == 0 || io.basalt.bytes.Bytes.compare(start, end) < 0);
+            if (!inside) {
+                return RegionCodec.queryFailed(new IllegalStateException("region group " + self + " cannot freeze for"
+                        + " merge " + merged + ": its rows are not ['" + io.basalt.bytes.Bytes.toStringBinary(start)
+                        + "', '" + io.basalt.bytes.Bytes.toStringBinary(end) + "') any more"));
+            }
+        } catch (RuntimeException e) {
+            return RegionCodec.queryFailed(e);
+        }
+        Merge frozen = new Merge(table, new RegionCodec.MergeInfo(merged, left, right, index), start, end);
+        try {
+            makeMergePart(frozen);
+        } catch (IOException e) {
+            // This replica cannot copy its store: like a failed disk, it stops rather than diverge.
+            throw new java.io.UncheckedIOException(this + ": making its part of merge " + merged + " at index " + index,
+                    e);
+        }
+        merge = frozen;
+        LOG.info("{}: frozen for merge {} (index {}) of groups {} and {}", this, merged, index, left, right);
+        return RegionCodec.mergeReply(frozen.info());
+    }
+
+    /**
+     * The UNMERGE entry: merge {@code merged} was aborted (the metadata group decided so), so a
+     * region frozen for it takes requests again, its copy for the merged region deleted; and a
+     * MERGE entry for it is refused from now on, even one that arrives late.
+     */
+    private Message unmerge(ByteBuf buf) {
+        java.util.UUID merged;
+        try {
+            Wire.readString(buf, "merge table");
+            merged = new java.util.UUID(Wire.readLong(buf, "merged group"), Wire.readLong(buf, "merged group"));
+        } catch (RuntimeException e) {
+            return RegionCodec.queryFailed(e);
+        }
+        abortedMerges.add(merged);
+        Merge m = merge;
+        if (m != null && m.info().merged().equals(merged)) {
+            merge = null;
+            try {
+                RegionSnapshots.deleteTree(seedsDirectory.resolve(merged.toString()));
+            } catch (IOException e) {
+                LOG.warn("{}: could not delete its part of aborted merge {}; it is deleted with the group", this,
+                        merged, e);
+            }
+            LOG.info("{}: merge {} was aborted; the region takes requests again", this, merged);
+        }
+        return RegionCodec.done();
+    }
+
+    /**
+     * Makes in {@code seeds/} this half's part of the merged region's seed, unless it is there or
+     * the merged region already runs on this node: {@code seeds/<merged>/snapshot.1_<index>/}
+     * holding {@code store/} (a checkpoint of this store) and {@code sessions}, built under a
+     * temporary name and renamed whole. The merged region's replica here joins the two parts.
+     */
+    private void makeMergePart(Merge m) throws IOException {
+        String group = m.info().merged().toString();
+        Path done = seedsDirectory.resolve(group);
+        if (java.nio.file.Files.exists(done) || java.nio.file.Files.exists(groupsDirectory.resolve(group))) {
+            return;
+        }
+        Path tmp = seedsDirectory.resolve(".tmp-" + group);
+        RegionSnapshots.deleteTree(tmp);
+        Path snapshot = tmp.resolve("snapshot." + SEED_TERM + "_" + m.info().index());
+        java.nio.file.Files.createDirectories(snapshot);
+        // A region made with its table holds the table's whole key space in its store (only its
+        // own rows ever reach it): its part is narrowed to its range, so the two parts join.
+        Path work = seedsDirectory.resolve(".work-merge");
+        RegionSnapshots.deleteTree(work);
+        java.nio.file.Files.createDirectories(work);
+        replica.checkpoint(work.resolve("checkpoint"));
+        ReplicaStore.restore(work.resolve("checkpoint"), work.resolve("store"));
+        try (ReplicaStore part = ReplicaStore.open(work.resolve("store"), options)) {
+            part.narrow(m.table(), m.start(), m.end());
+            part.checkpoint(snapshot.resolve("store"));
+        }
+        RegionSnapshots.deleteTree(work);
+        sessions.writeTo(snapshot.resolve("sessions"));
+        java.nio.file.Files.createFile(tmp.resolve(MERGE_PART));
+        RegionSnapshots.sync(snapshot);
+        RegionSnapshots.sync(tmp);
+        java.nio.file.Files.move(tmp, done, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        RegionSnapshots.sync(seedsDirectory);
+        LOG.info("{}: its part of merge {} made", this, group);
+    }
+
+    private void writeMerges(Path file) throws IOException {
+        Merge m = merge;
+        writeRecord(file, buf -> {
+            Wire.writeBoolean(buf, m != null);
+            if (m != null) {
+                Wire.writeString(buf, m.table());
+                RegionCodec.writeMerge(buf, m.info());
+                Wire.writeBytes(buf, m.start());
+                Wire.writeBytes(buf, m.end());
+            }
+            Wire.writeVarint(buf, abortedMerges.size());
+            for (java.util.UUID id : abortedMerges) {
+                buf.writeLong(id.getMostSignificantBits()).writeLong(id.getLeastSignificantBits());
+            }
+        });
+    }
+
+    /** Under the write lock, while loading: the merge state a snapshot recorded, if any. */
+    private void readMerges(Path file) throws IOException {
+        Merge m = readRecord(file, "merge record", buf -> {
+            Merge frozen = Wire.readBoolean(buf, "frozen") ? new Merge(Wire.readString(buf, "merge table"),
+                    RegionCodec.readMerge(buf), Wire.readBytes(buf, "merge half start"),
+                    Wire.readBytes(buf, "merge half end")) : null;
+            int aborted = Wire.readVarint(buf, "aborted merges");
+            for (int i = 0; i < aborted; i++) {
+                abortedMerges.add(new java.util.UUID(Wire.readLong(buf, "aborted merge"),
+                        Wire.readLong(buf, "aborted merge")));
+            }
+            return frozen;
+        });
+        merge = m;
+    }
+
+    /**
+     * A merged region's first start on this node: joins the two parts its halves' replicas here
+     * made into its first snapshot, {@code snapshot.1_<i>} with {@code i} the larger of the halves'
+     * indexes (the same on every replica): the lower half's store absorbs the upper's, and the
+     * sessions tables are merged. Built aside and renamed whole; the parts are deleted after.
+     */
+    private void adoptMergeParts(List<Path> parts) throws IOException {
+        List<Path> snapshotsOfParts = new ArrayList<>();
+        long index = 0;
+        for (Path part : parts) {
+            try (java.util.stream.Stream<Path> inside = java.nio.file.Files.list(part)) {
+                Path only = inside.filter(p -> p.getFileName().toString().startsWith("snapshot.")).findFirst()
+                        .orElseThrow(() -> new IOException("merge part " + part + " holds no snapshot"));
+                snapshotsOfParts.add(only);
+                String name = only.getFileName().toString();
+                index = Math.max(index, Long.parseLong(name.substring(name.indexOf('_') + 1)));
+            }
+        }
+        Path work = snapshots.getSnapshotDir().toPath().resolve(".merge-work");
+        RegionSnapshots.deleteTree(work);
+        Path built = work.resolve("snapshot." + SEED_TERM + "_" + index);
+        java.nio.file.Files.createDirectories(built);
+        ReplicaStore.restore(snapshotsOfParts.get(0).resolve("store"), work.resolve("a"));
+        ReplicaStore.restore(snapshotsOfParts.get(1).resolve("store"), work.resolve("b"));
+        try (ReplicaStore a = ReplicaStore.open(work.resolve("a"), options);
+             ReplicaStore b = ReplicaStore.open(work.resolve("b"), options)) {
+            String table = a.tables().getFirst();
+            a.absorb(table, b);
+            a.checkpoint(built.resolve("store"));
+        }
+        Sessions.merged(Sessions.readFrom(snapshotsOfParts.get(0).resolve("sessions")),
+                Sessions.readFrom(snapshotsOfParts.get(1).resolve("sessions"))).writeTo(built.resolve("sessions"));
+        RegionSnapshots.sync(built);
+        Path target = snapshots.getSnapshotDir().toPath().resolve(built.getFileName());
+        java.nio.file.Files.move(built, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        RegionSnapshots.sync(snapshots.getSnapshotDir().toPath());
+        RegionSnapshots.deleteTree(work);
+        for (Path part : parts) {
+            RegionSnapshots.deleteTree(part);
+        }
+        snapshots.refresh();
+        LOG.info("{}: starts from the parts of its merge made here ({})", this, parts);
     }
 
     // ------------------------------------------------------------------ snapshots
@@ -493,6 +772,9 @@ public final class RegionStateMachine extends BaseStateMachine {
         if (split != null) {
             writeSplit(built.resolve(SPLIT_FILE), split);
         }
+        if (merge != null || !abortedMerges.isEmpty()) {
+            writeMerges(built.resolve(MERGE_FILE));
+        }
         snapshots.commit(built, last);
         LOG.info("{}: snapshot at {}", this, last);
         return last.getIndex();
@@ -511,9 +793,10 @@ public final class RegionStateMachine extends BaseStateMachine {
             ByteBuf buf = RegionCodec.buffer(request.getContent());
             int kind = RegionCodec.readKind(buf, "query");
             String table = Wire.readString(buf, "query table");
-            if (split != null && (kind == RegionCodec.GET || kind == RegionCodec.SCAN
+            io.basalt.client.UnavailableException away = away();
+            if (away != null && (kind == RegionCodec.GET || kind == RegionCodec.SCAN
                     || kind == RegionCodec.MIDDLE_ROW)) {
-                throw splitAway();
+                throw away;
             }
             return CompletableFuture.completedFuture(switch (kind) {
                 case RegionCodec.MIDDLE_ROW -> RegionCodec.middleRowReply(store.middleRow(table));

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
@@ -113,6 +114,33 @@ final class Sessions {
                 it.remove();
             }
         }
+    }
+
+    /**
+     * The table of a merged region: both halves' clients, each with the outcomes either half
+     * recorded (a client's calls are numbered across regions, so they never collide), its latest
+     * completed mark and time; the later clock. Deterministic: every replica merges the same two.
+     */
+    static Sessions merged(Sessions a, Sessions b) {
+        Sessions out = new Sessions();
+        out.clock = Math.max(a.clock, b.clock);
+        out.lastSweep = Math.max(a.lastSweep, b.lastSweep);
+        for (Sessions from : List.of(a, b)) {
+            for (Map.Entry<Long, Session> e : from.sessions.entrySet()) {
+                Session s = out.sessions.computeIfAbsent(e.getKey(), _ -> new Session());
+                Session in = e.getValue();
+                s.lastSeen = Math.max(s.lastSeen, in.lastSeen);
+                s.completedBelow = Math.max(s.completedBelow, in.completedBelow);
+                s.outcomes.putAll(in.outcomes);
+            }
+        }
+        for (Session s : out.sessions.values()) {
+            s.outcomes.headMap(s.completedBelow).clear();
+            while (s.outcomes.size() > MAX_CALLS_PER_CLIENT) {
+                s.outcomes.pollFirstEntry();
+            }
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ the snapshot file

@@ -161,4 +161,79 @@ class MetaStateTest {
         assertThat(read.regions("t").get(1).seedIndex()).isEqualTo(40);
         assertThat(read.regions("t").get(2).parent()).isNull();
     }
+
+    /**
+     * A merge replaces two neighbours on the same nodes by one region naming both; the metadata
+     * decides each merge once: made, it cannot be aborted (and repeats return it); aborted, it can
+     * never be made. Decisions and both parents survive a snapshot.
+     */
+    @Test
+    void aMergeIsDecidedOnceAndReplacesBothHalves() {
+        MetaState s = cluster(4);
+        s.createTable(TableDescriptor.of("t", "f"), List.of("g".getBytes(), "p".getBytes()), 3, 7);
+        MetaState.Region a = s.regions("t").get(0);
+        MetaState.Region b = s.regions("t").get(1);
+        MetaState.Region c = s.regions("t").get(2);
+        java.util.UUID m = java.util.UUID.randomUUID();
+        assertThatThrownBy(() -> s.mergeRegions("t", a.id(), a.group(), c.id(), c.group(), m, 9))
+                .hasMessageContaining("not neighbours");
+        assertThatThrownBy(() -> s.mergeRegions("t", b.id(), b.group(), a.id(), a.group(), m, 9))
+                .as("the lower half first").hasMessageContaining("not neighbours");
+        assertThatThrownBy(() -> s.mergeRegions("t", a.id(), java.util.UUID.randomUUID(), b.id(), b.group(), m, 9))
+                .hasMessageContaining("are groups");
+        if (!a.replicas().equals(b.replicas())) {
+            assertThatThrownBy(() -> s.mergeRegions("t", a.id(), a.group(), b.id(), b.group(), m, 9))
+                    .hasMessageContaining("different nodes");
+        }
+        // on four nodes with replication 3 the first two regions differ in one node: move one to match
+        MetaState.Region bOnA = b;
+        if (!a.replicas().equals(b.replicas())) {
+            int from = b.replicas().stream().filter(n -> !a.replicas().contains(n)).findFirst().orElseThrow();
+            int to = a.replicas().stream().filter(n -> !b.replicas().contains(n)).findFirst().orElseThrow();
+            s.startMove("t", b.id(), from, to);
+            bOnA = s.finishMove("t", b.id(), from, to);
+        }
+        MetaState.Region right = bOnA;
+        List<MetaState.Region> made = s.mergeRegions("t", a.id(), a.group(), right.id(), right.group(), m, 9);
+        assertThat(made).hasSize(1);
+        MetaState.Region merged = made.getFirst();
+        assertThat(merged.group()).isEqualTo(m);
+        assertThat(merged.start()).isEmpty();
+        assertThat(merged.end()).isEqualTo("p".getBytes());
+        assertThat(merged.replicas()).isEqualTo(a.replicas());
+        assertThat(merged.online()).isTrue();
+        assertThat(merged.parent()).isEqualTo(a.group());
+        assertThat(merged.otherParent()).isEqualTo(right.group());
+        assertThat(merged.seedIndex()).isEqualTo(9);
+        assertThat(merged.madeFrom(a.group()) && merged.madeFrom(right.group())).isTrue();
+        assertThat(s.regions("t")).extracting(r -> new String(r.start()) + "-" + new String(r.end()))
+                .containsExactly("-p", "p-");
+        assertThat(s.mergeRegions("t", a.id(), a.group(), right.id(), right.group(), m, 9))
+                .as("the same merge again: the same region").isEqualTo(made);
+        assertThatThrownBy(() -> s.abortMerge(m)).hasMessageContaining("was made");
+
+        java.util.UUID aborted = java.util.UUID.randomUUID();
+        s.abortMerge(aborted);
+        s.abortMerge(aborted); // again: still aborted
+        assertThatThrownBy(() -> s.mergeRegions("t", merged.id(), m, c.id(), c.group(), aborted, 20))
+                .hasMessageContaining("aborted");
+
+        ByteBuf buf = Unpooled.buffer();
+        s.writeTo(buf);
+        MetaState read = MetaState.readFrom(buf);
+        assertThat(read.regions("t").getFirst()).usingRecursiveComparison().isEqualTo(merged);
+        assertThatThrownBy(() -> read.abortMerge(m)).hasMessageContaining("was made");
+        assertThatThrownBy(() -> read.mergeRegions("t", merged.id(), m, c.id(), c.group(), aborted, 20))
+                .hasMessageContaining("aborted");
+        // a snapshot of format 1 (no format number, no merge decisions) still reads
+        MetaState plain = cluster(3);
+        plain.createTable(TableDescriptor.of("u", "f"), List.of("k".getBytes()), 3, 5);
+        ByteBuf now = Unpooled.buffer();
+        plain.writeTo(now);
+        byte[] bytes = new byte[now.readableBytes()];
+        now.readBytes(bytes);
+        byte[] old = java.util.Arrays.copyOfRange(bytes, 8, bytes.length - 1); // no format, no merge count (0)
+        assertThat(MetaState.readFrom(Unpooled.wrappedBuffer(old)).regions("u")).usingRecursiveComparison()
+                .isEqualTo(plain.regions("u"));
+    }
 }

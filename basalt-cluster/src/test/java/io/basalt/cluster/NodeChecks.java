@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.RaftGroupId;
 
-/** What the multi-node tests wait for and look at: groups on a node, catching up, closing. */
+/** What the multi-node tests wait for and look at: groups on a node, catching up, rows, closing. */
 final class NodeChecks {
 
     private NodeChecks() {}
@@ -60,5 +60,29 @@ final class NodeChecks {
             }
         }
         assertThat(failures).isEmpty();
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Column f:q of a row as a string, {@code null} when the row is empty. */
+    static String value(io.basalt.client.Result r) {
+        return r.isEmpty() ? null : new String(r.value(b("f"), b("q")), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Counter f:n of a row, 0 when the row is empty. */
+    static long counter(io.basalt.client.Result r) {
+        return r.isEmpty() ? 0 : io.basalt.client.Increment.decode(java.lang.foreign.MemorySegment.ofArray(
+                r.value(b("f"), b("n"))));
+    }
+
+    /** The row keys a scan returns, in its order. */
+    static List<String> rows(io.basalt.client.AsyncTable t, io.basalt.client.Scan scan) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (io.basalt.client.Result r : t.scanAll(scan).get(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            out.add(new String(r.row(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return out;
     }
 }

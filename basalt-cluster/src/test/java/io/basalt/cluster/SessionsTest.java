@@ -93,4 +93,36 @@ class SessionsTest {
         Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
         assertThatThrownBy(() -> Sessions.readFrom(truncated)).isInstanceOf(IOException.class);
     }
+
+    /**
+     * A merged region's table holds both halves' clients: a call either half recorded is answered
+     * from the record, a call below the later completed mark is refused, and the clock is the later.
+     */
+    @Test
+    void mergedTablesAnswerForBothHalves() {
+        Sessions left = new Sessions();
+        Sessions right = new Sessions();
+        left.advanceClock(500);
+        right.advanceClock(900);
+        left.lookup(1, 10, 3, 100);
+        left.record(1, 10, outcome(10), 100);
+        right.lookup(1, 11, 8, 200);
+        right.record(1, 11, outcome(11), 200);
+        right.lookup(2, 4, 0, 200);
+        right.record(2, 4, outcome(4), 200);
+        left.lookup(1, 5, 3, 100);
+        left.record(1, 5, outcome(5), 100);
+
+        Sessions merged = Sessions.merged(left, right);
+        assertThat(merged.clients()).isEqualTo(2);
+        assertThat(merged.lookup(1, 10, 0, 300)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsExactly(10));
+        assertThat(merged.lookup(1, 11, 0, 300)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsExactly(11));
+        assertThat(merged.lookup(2, 4, 0, 300)).isInstanceOf(Sessions.Recorded.class);
+        assertThat(merged.lookup(1, 5, 0, 300)).as("below the later half's completed mark (8)")
+                .isInstanceOf(Sessions.Forgotten.class);
+        assertThat(merged.lookup(1, 12, 0, 300)).as("a new call").isNull();
+        assertThat(merged.advanceClock(0)).as("the later clock").isEqualTo(900);
+    }
 }

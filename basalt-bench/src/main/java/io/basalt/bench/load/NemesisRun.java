@@ -267,14 +267,44 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
     /**
      * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
      * node (the leader half the time) off from the others, split the region holding a key at that
-     * key (clients' rows move to new groups mid-run), restart a node.
+     * key (clients' rows move to new groups mid-run), merge two neighbouring regions (their rows
+     * move to one new group), restart a node.
      */
+    /**
+     * Merges two neighbouring regions of {@code t} picked at random, trying again for up to 20 s
+     * while one is still starting or has no leader; returns what happened, for the fault log.
+     */
+    private static String mergeNeighbours(NodeProcesses cluster, SplittableRandom random) throws Exception {
+        try (Connection admin = Basalt.connect(cluster.uri())) {
+            List<io.basalt.client.RegionInfo> regions = admin.admin().listRegions("t").get(60, TimeUnit.SECONDS);
+            if (regions.size() < 2) {
+                return "merge: only one region";
+            }
+            int i = random.nextInt(regions.size() - 1);
+            String what = "merge of regions " + regions.get(i).id() + " and " + regions.get(i + 1).id();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (true) {
+                try {
+                    admin.admin().mergeRegions("t", regions.get(i).name(), regions.get(i + 1).name())
+                            .get(60, TimeUnit.SECONDS);
+                    return what;
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof io.basalt.client.UnavailableException)
+                            || System.nanoTime() > until) {
+                        return what + " refused: " + e.getCause().getMessage();
+                    }
+                    Thread.sleep(500);
+                }
+            }
+        }
+    }
+
     private static void nemesis(NodeProcesses cluster, SplittableRandom random, long deadline, List<String> log) {
         try {
             Thread.sleep(2000);
             int round = 0;
             while (System.nanoTime() + TimeUnit.SECONDS.toNanos(6) < deadline) {
-                switch (round++ % 5) {
+                switch (round++ % 6) {
                     case 0 -> {
                         int leader = cluster.awaitLeader("t", Duration.ofSeconds(30));
                         cluster.kill(leader);
@@ -310,6 +340,7 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
                             log.add("split at " + key + " refused: " + e.getCause().getMessage());
                         }
                     }
+                    case 4 -> log.add(mergeNeighbours(cluster, random));
                     default -> {
                         int node = 1 + random.nextInt(3);
                         cluster.kill(node);

@@ -19,7 +19,7 @@ class NemesisIT {
     Path dir;
 
     @Test
-    void aRunUnderKillsPausesPartitionsSplitsAndRestartsIsLinearizable() throws Exception {
+    void aRunUnderKillsPausesPartitionsSplitsMergesAndRestartsIsLinearizable() throws Exception {
         NemesisRun.Outcome o = NemesisRun.runOnce(dir, System.nanoTime(), 45, 8, false);
         System.out.println("NemesisIT: " + o.operations() + " operations, " + o.indeterminate() + " indeterminate "
                 + o.unknownCauses() + ", faults " + o.faultLog() + ", " + o.check().verdict());
@@ -29,6 +29,7 @@ class NemesisIT {
         assertThat(o.faults()).as("and at least 3 faults: %s", o.faultLog()).isGreaterThanOrEqualTo(3);
         assertThat(o.faultLog()).as("a partition among them").anyMatch(f -> f.startsWith("partition"));
         assertThat(o.faultLog()).as("and a split").anyMatch(f -> f.startsWith("split at"));
+        assertThat(o.faultLog()).as("and a merge").anyMatch(f -> f.startsWith("merge of") && !f.contains("refused"));
     }
 
     @Test
