@@ -265,12 +265,6 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
     }
 
     /**
-     * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
-     * node (the leader half the time) off from the others, split the region holding a key at that
-     * key (clients' rows move to new groups mid-run), merge two neighbouring regions (their rows
-     * move to one new group), restart a node.
-     */
-    /**
      * Merges two neighbouring regions of {@code t} picked at random, trying again for up to 20 s
      * while one is still starting or has no leader; returns what happened, for the fault log.
      */
@@ -299,6 +293,12 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         }
     }
 
+    /**
+     * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
+     * node (the leader half the time) off from the others, split the region holding a key at that
+     * key (clients' rows move to new groups mid-run), merge two neighbouring regions (their rows
+     * move to one new group), restart a node.
+     */
     private static void nemesis(NodeProcesses cluster, SplittableRandom random, long deadline, List<String> log) {
         try {
             Thread.sleep(2000);
