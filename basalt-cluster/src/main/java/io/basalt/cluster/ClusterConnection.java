@@ -65,7 +65,8 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
     /**
      * {@code name} for one call of a network client: its writes go to the regions under the
      * client's own id and call id, so the client's resend (through any node) applies once. A batch
-     * over several regions is one call per region, the k-th numbered {@code callId * 4096 + k}.
+     * over several regions is one call per region, all under the client's call id, each operation
+     * at its index in the batch (see {@link WriteCall#positions()}).
      */
     @Override
     public AsyncTable table(String name, CallId call) {
@@ -87,27 +88,19 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         timer.close();
     }
 
-    /** Parts of one client call (its batch's regions) that get call ids of their own. */
-    static final int PARTS_PER_CALL = 4096;
-
     /**
      * Writes {@code operations} (all of one region) as one call; completes with their outcomes.
-     * With {@code identity} (a network client's call), part {@code part} of that call; else a call
-     * of this connection's own.
+     * With {@code identity} (a network client's call), the part of that call at {@code positions};
+     * else a call of this connection's own.
      */
     private CompletableFuture<List<Object>> call(MetaState.Region region, List<?> operations, CallId identity,
-                                                 int part) {
+                                                 List<Integer> positions) {
         if (identity != null) {
-            if (part >= PARTS_PER_CALL || identity.callId() > Long.MAX_VALUE / PARTS_PER_CALL) {
-                return CompletableFuture.failedFuture(new IllegalArgumentException("call " + identity.callId()
-                        + " spans more than " + PARTS_PER_CALL + " regions or is numbered too high"));
-            }
             return suspectSplit(region, node.cluster().write(region.groupId(), region.table(), new WriteCall(
-                    identity.clientId(), identity.callId() * PARTS_PER_CALL + part,
-                    identity.completedBelow() * PARTS_PER_CALL, operations)));
+                    identity.clientId(), identity.callId(), identity.completedBelow(), operations, positions)));
         }
         CallId id = calls.next();
-        WriteCall call = new WriteCall(id.clientId(), id.callId(), id.completedBelow(), operations);
+        WriteCall call = new WriteCall(id.clientId(), id.callId(), id.completedBelow(), operations, positions);
         return suspectSplit(region, node.cluster().write(region.groupId(), region.table(), call))
                 .whenComplete((_, _) -> calls.done(id.callId()));
     }
@@ -148,7 +141,7 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
 
         private CompletableFuture<List<Object>> one(byte[] row, Object operation) {
             return forgetOnFailure(node.router().region(name, row)
-                    .thenCompose(region -> call(region, List.of(operation), identity, 0)));
+                    .thenCompose(region -> call(region, List.of(operation), identity, List.of(0))));
         }
 
         /**
@@ -202,11 +195,10 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
                     MetaState.Region r = BasaltNode.regionOf(regions, mutations.get(i).row());
                     byRegion.computeIfAbsent(r, _ -> new ArrayList<>()).add(i);
                 }
-                int[] parts = {0};
                 byRegion.forEach((region, indexes) -> {
                     List<Mutation> part = new ArrayList<>(indexes.size());
                     indexes.forEach(i -> part.add(mutations.get(i)));
-                    call(region, part, identity, parts[0]++).whenComplete((outcomes, f) -> {
+                    call(region, part, identity, indexes).whenComplete((outcomes, f) -> {
                         for (int j = 0; j < indexes.size(); j++) {
                             CompletableFuture<Object> target = out.get(indexes.get(j));
                             if (f != null) {

@@ -29,7 +29,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * entry  := version:u8 kind:u8 body
  *   CREATE_TABLE: table descriptor
  *   WRITE:        now:i64 table:string calls:varint { clientId:i64 callId:varlong
- *                   completedBelow:varlong ops:varint { OP_MUTATION mutation | OP_CHECK check } }
+ *                   completedBelow:varlong ops:varint { OP_MUTATION mutation | OP_CHECK check }
+ *                   positions: one varint per op, the op's index in the client's call }
+ *                 (entries of format 1, kind 2, have no positions: 0, 1, ... in order)
  * reply  := calls:varint { outcomes:bytes }         (WRITE; CREATE_TABLE: one call of one outcome)
  * outcomes := count:varint { NONE | RESULT result | APPLIED | NOT_APPLIED | FAILED status:u8 error }
  * query  := version:u8 kind:u8 table:string { GET get | SCAN scan limit:varint | FLUSH | COMPACT }
@@ -41,10 +43,12 @@ final class RegionCodec {
     static final int VERSION = 1;
 
     static final int CREATE_TABLE = 1;
-    static final int WRITE = 2;
+    static final int WRITE = 6;
     static final int SPLIT = 3;
     static final int MERGE = 4;
     static final int UNMERGE = 5;
+    /** Kind of a WRITE entry written before calls carried positions (read, never written). */
+    static final int WRITE_WITHOUT_POSITIONS = 2;
 
     static final int GET = 1;
     static final int SCAN = 2;
@@ -112,6 +116,9 @@ final class RegionCodec {
                 Messages.writeCheckAndMutate(buf, (CheckAndMutate) op);
             }
         }
+        for (int position : call.positions()) {
+            Wire.writeVarint(buf, position);
+        }
     }
 
     /** Reads the version and kind of an entry or query, failing on a version this code does not know. */
@@ -123,7 +130,7 @@ final class RegionCodec {
         return Wire.readUnsignedByte(buf, what + " kind");
     }
 
-    static WriteCall readCall(ByteBuf buf) {
+    static WriteCall readCall(ByteBuf buf, boolean withPositions) {
         long clientId = Wire.readLong(buf, "call client");
         long callId = Wire.readVarlong(buf, "call id");
         long completedBelow = Wire.readVarlong(buf, "call completed-below mark");
@@ -141,7 +148,18 @@ final class RegionCodec {
                         + " (check-and-mutate)");
             });
         }
-        return new WriteCall(clientId, callId, completedBelow, ops);
+        if (!withPositions) {
+            return new WriteCall(clientId, callId, completedBelow, ops);
+        }
+        List<Integer> positions = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            positions.add(Wire.readVarint(buf, "operation position"));
+        }
+        try {
+            return new WriteCall(clientId, callId, completedBelow, ops, positions);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedFrameException(e.getMessage());
+        }
     }
 
     // ------------------------------------------------------------------ splits
@@ -324,6 +342,30 @@ final class RegionCodec {
         byte[] out = new byte[buf.readableBytes()];
         buf.readBytes(out);
         return out;
+    }
+
+    /** One operation's outcome, as {@link #outcomes} writes each. */
+    static byte[] outcome(Object o) {
+        ByteBuf buf = Unpooled.buffer();
+        writeOutcome(buf, o);
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return out;
+    }
+
+    /** A call's outcomes from each operation's ({@link #outcome}), in order: what {@link #outcomes} writes. */
+    static byte[] assemble(List<byte[]> each) {
+        ByteBuf buf = Unpooled.buffer();
+        Wire.writeVarint(buf, each.size());
+        each.forEach(buf::writeBytes);
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return out;
+    }
+
+    /** Each operation's outcome bytes of a call's outcomes ({@link #outcomes}), re-encoded one by one. */
+    static List<byte[]> split(byte[] outcomes, String where) {
+        return readOutcomes(Unpooled.wrappedBuffer(outcomes), where).stream().map(RegionCodec::outcome).toList();
     }
 
     /** The outcomes of a call that failed as a whole (every one of its operations). */

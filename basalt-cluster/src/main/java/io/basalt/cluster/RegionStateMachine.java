@@ -202,7 +202,8 @@ public final class RegionStateMachine extends BaseStateMachine {
         }
         return switch (kind) {
             case RegionCodec.CREATE_TABLE -> createTable(index, buf);
-            case RegionCodec.WRITE -> write(index, buf);
+            case RegionCodec.WRITE -> write(index, buf, true);
+            case RegionCodec.WRITE_WITHOUT_POSITIONS -> write(index, buf, false);
             case RegionCodec.SPLIT -> split(index, buf);
             case RegionCodec.MERGE -> merge(index, buf);
             case RegionCodec.UNMERGE -> unmerge(buf);
@@ -239,7 +240,7 @@ public final class RegionStateMachine extends BaseStateMachine {
         return RegionCodec.reply(List.of(outcome));
     }
 
-    private Message write(long index, ByteBuf buf) {
+    private Message write(long index, ByteBuf buf, boolean withPositions) {
         long now;
         String table;
         List<WriteCall> calls;
@@ -249,7 +250,7 @@ public final class RegionStateMachine extends BaseStateMachine {
             int count = Wire.readVarint(buf, "entry call count");
             calls = new ArrayList<>(Math.min(count, 1024));
             for (int i = 0; i < count; i++) {
-                calls.add(RegionCodec.readCall(buf));
+                calls.add(RegionCodec.readCall(buf, withPositions));
             }
         } catch (RuntimeException e) {
             return undecodable(index, e);
@@ -257,18 +258,20 @@ public final class RegionStateMachine extends BaseStateMachine {
         now = sessions.advanceClock(now);
         sessions.expire(now);
         io.basalt.client.UnavailableException away = away();
+        // Per call: each operation's outcome bytes by position, as recorded before or applied now.
+        List<java.util.Map<Integer, byte[]>> known = new ArrayList<>(calls.size());
         byte[][] replies = new byte[calls.size()][];
         List<Object> operations = new ArrayList<>();
-        int[] first = new int[calls.size()];
+        List<List<Integer>> applying = new ArrayList<>(calls.size()); // positions applied now, per call
         for (int i = 0; i < calls.size(); i++) {
             WriteCall call = calls.get(i);
-            first[i] = -1;
+            java.util.Map<Integer, byte[]> mine = new java.util.HashMap<>();
+            known.add(mine);
+            List<Integer> fresh = new ArrayList<>();
+            applying.add(fresh);
             if (call.clientId() != 0) {
                 switch (sessions.lookup(call.clientId(), call.callId(), call.completedBelow(), now)) {
-                    case Sessions.Recorded r -> {
-                        replies[i] = r.outcomes();
-                        continue;
-                    }
+                    case Sessions.Recorded r -> mine.putAll(r.outcomes());
                     case Sessions.Forgotten f -> {
                         replies[i] = RegionCodec.failed(call.operations().size(), new IllegalStateException(f.why()));
                         continue;
@@ -276,31 +279,45 @@ public final class RegionStateMachine extends BaseStateMachine {
                     case null -> { }
                 }
             }
-            if (away != null) { // not applied, not recorded: the client retries it in a daughter or the merged region
-                replies[i] = RegionCodec.failed(call.operations().size(), away);
-                continue;
+            for (int j = 0; j < call.operations().size(); j++) {
+                Integer position = call.positions().get(j);
+                if (mine.containsKey(position)) {
+                    continue; // applied before, here or in the region this one was made from
+                }
+                if (away != null) { // not applied, not recorded: the client retries it where its row is now
+                    mine.put(position, RegionCodec.outcome(away));
+                    continue;
+                }
+                fresh.add(position);
+                operations.add(call.operations().get(j));
             }
-            first[i] = operations.size();
-            operations.addAll(call.operations());
         }
         List<Object> outcomes = operations.isEmpty() ? List.of()
                 : replica.applyEntry(table, index, now, operations);
+        int next = 0;
         for (int i = 0; i < calls.size(); i++) {
-            if (first[i] < 0) {
+            if (replies[i] != null) {
                 continue;
             }
             WriteCall call = calls.get(i);
-            List<Object> mine = outcomes.subList(first[i], first[i] + call.operations().size());
-            for (Object o : mine) {
+            java.util.Map<Integer, byte[]> applied = new java.util.HashMap<>();
+            for (int position : applying.get(i)) {
+                Object o = outcomes.get(next++);
                 if (o == ReplicaStore.ALREADY_APPLIED) {
                     throw new IllegalStateException(this + ": entry " + index + " was applied before; the store"
                             + " was rebuilt from a snapshot past it");
                 }
+                applied.put(position, RegionCodec.outcome(o));
             }
-            replies[i] = RegionCodec.outcomes(mine);
-            if (call.clientId() != 0) {
-                sessions.record(call.clientId(), call.callId(), replies[i], now);
+            known.get(i).putAll(applied);
+            if (call.clientId() != 0 && !applied.isEmpty()) {
+                sessions.record(call.clientId(), call.callId(), applied, now);
             }
+            List<byte[]> each = new ArrayList<>(call.positions().size());
+            for (int position : call.positions()) {
+                each.add(known.get(i).get(position));
+            }
+            replies[i] = RegionCodec.assemble(each);
         }
         return RegionCodec.reply(List.of(replies));
     }

@@ -18,7 +18,8 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * What makes a retried call apply once: per client, the outcomes of its recent calls, kept by the
+ * What makes a retried call apply once: per client, the outcomes of its recent calls, each
+ * operation's under its position in the call ({@link WriteCall#positions()}), kept by the
  * region's state machine. Every replica applies the same entries in the same order, so every one
  * keeps the same table; it is part of the region's snapshot.
  *
@@ -32,13 +33,17 @@ final class Sessions {
     static final int MAX_CALLS_PER_CLIENT = 4096;
     static final long EXPIRY_MILLIS = 10 * 60 * 1000L;
     private static final int MAGIC = 0x42534553; // "BSES"
-    private static final int FORMAT = 1;
+    /** 2: outcomes per operation; 1: per call (read, and split into operations). */
+    private static final int FORMAT = 2;
 
     /** What {@link #lookup} says of a call. */
     sealed interface Seen {}
 
-    /** The call was applied before: its recorded outcomes. */
-    record Recorded(byte[] outcomes) implements Seen {}
+    /**
+     * Operations of the call were applied before: the recorded outcome of each, by position.
+     * The call's other operations were not applied here (nor in any region this one was made from).
+     */
+    record Recorded(Map<Integer, byte[]> outcomes) implements Seen {}
 
     /** The call was applied before and its outcome forgotten: it must not apply again. */
     record Forgotten(String why) implements Seen {}
@@ -46,7 +51,8 @@ final class Sessions {
     private static final class Session {
         long lastSeen;
         long completedBelow;
-        final TreeMap<Long, byte[]> outcomes = new TreeMap<>();
+        /** Per call, each operation's outcome by its position in the call. */
+        final TreeMap<Long, TreeMap<Integer, byte[]>> outcomes = new TreeMap<>();
     }
 
     private final Map<Long, Session> sessions = new HashMap<>();
@@ -78,9 +84,9 @@ final class Sessions {
             s.completedBelow = completedBelow;
             s.outcomes.headMap(completedBelow).clear();
         }
-        byte[] recorded = s.outcomes.get(callId);
+        TreeMap<Integer, byte[]> recorded = s.outcomes.get(callId);
         if (recorded != null) {
-            return new Recorded(recorded);
+            return new Recorded(java.util.Collections.unmodifiableMap(recorded));
         }
         if (callId < s.completedBelow) {
             return new Forgotten("call " + callId + " of client " + Long.toHexString(clientId)
@@ -93,11 +99,11 @@ final class Sessions {
         return null;
     }
 
-    /** Records the outcomes of a call just applied. */
-    void record(long clientId, long callId, byte[] outcomes, long now) {
+    /** Records the outcomes of a call's operations just applied, by their positions in the call. */
+    void record(long clientId, long callId, Map<Integer, byte[]> outcomes, long now) {
         Session s = sessions.computeIfAbsent(clientId, _ -> new Session());
         s.lastSeen = Math.max(s.lastSeen, now);
-        s.outcomes.put(callId, outcomes);
+        s.outcomes.computeIfAbsent(callId, _ -> new TreeMap<>()).putAll(outcomes);
         while (s.outcomes.size() > MAX_CALLS_PER_CLIENT) {
             s.outcomes.pollFirstEntry();
         }
@@ -131,7 +137,8 @@ final class Sessions {
                 Session in = e.getValue();
                 s.lastSeen = Math.max(s.lastSeen, in.lastSeen);
                 s.completedBelow = Math.max(s.completedBelow, in.completedBelow);
-                s.outcomes.putAll(in.outcomes);
+                in.outcomes.forEach((call, byPosition) ->
+                        s.outcomes.computeIfAbsent(call, _ -> new TreeMap<>()).putAll(byPosition));
             }
         }
         for (Session s : out.sessions.values()) {
@@ -160,10 +167,14 @@ final class Sessions {
                 out.writeLong(s.lastSeen);
                 out.writeLong(s.completedBelow);
                 out.writeInt(s.outcomes.size());
-                for (Map.Entry<Long, byte[]> o : s.outcomes.entrySet()) {
+                for (Map.Entry<Long, TreeMap<Integer, byte[]>> o : s.outcomes.entrySet()) {
                     out.writeLong(o.getKey());
-                    out.writeInt(o.getValue().length);
-                    out.write(o.getValue());
+                    out.writeInt(o.getValue().size());
+                    for (Map.Entry<Integer, byte[]> op : o.getValue().entrySet()) {
+                        out.writeInt(op.getKey());
+                        out.writeInt(op.getValue().length);
+                        out.write(op.getValue());
+                    }
                 }
             }
         }
@@ -197,8 +208,10 @@ final class Sessions {
         }
         Sessions out = new Sessions();
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(all, 0, all.length - 4))) {
-            if (in.readInt() != MAGIC || in.readInt() != FORMAT) {
-                throw new IOException("sessions file " + file + " is not a Basalt sessions file of format " + FORMAT);
+            int format = in.readInt() == MAGIC ? in.readInt() : -1;
+            if (format != 1 && format != FORMAT) {
+                throw new IOException("sessions file " + file + " is not a Basalt sessions file of format 1 or "
+                        + FORMAT);
             }
             out.lastSweep = in.readLong();
             out.clock = in.readLong();
@@ -211,15 +224,37 @@ final class Sessions {
                 int calls = in.readInt();
                 for (int j = 0; j < calls; j++) {
                     long call = in.readLong();
-                    byte[] outcome = new byte[in.readInt()];
-                    in.readFully(outcome);
-                    s.outcomes.put(call, outcome);
+                    TreeMap<Integer, byte[]> byPosition = new TreeMap<>();
+                    if (format == 1) { // the whole call's outcomes: its operations at 0, 1, ...
+                        List<byte[]> each = RegionCodec.split(bytes(in, in.readInt()), "sessions file " + file);
+                        for (int p = 0; p < each.size(); p++) {
+                            byPosition.put(p, each.get(p));
+                        }
+                    } else {
+                        int ops = in.readInt();
+                        for (int k = 0; k < ops; k++) {
+                            int position = in.readInt();
+                            byPosition.put(position, bytes(in, in.readInt()));
+                        }
+                    }
+                    s.outcomes.put(call, byPosition);
                 }
                 out.sessions.put(id, s);
             }
         } catch (EOFException e) {
             throw new IOException("sessions file " + file + " ends inside a record", e);
+        } catch (RuntimeException e) { // a recorded outcome that does not decode (format 1), a negative length
+            throw new IOException("sessions file " + file + " does not decode: " + e.getMessage(), e);
         }
         return out;
+    }
+
+    private static byte[] bytes(DataInputStream in, int length) throws IOException {
+        if (length < 0 || length > in.available()) {
+            throw new IOException("a recorded outcome of " + length + " bytes does not fit in what is left");
+        }
+        byte[] b = new byte[length];
+        in.readFully(b);
+        return b;
     }
 }

@@ -13,11 +13,18 @@ import java.util.List;
  * it once and answers a retry with the outcome recorded the first time. {@code completedBelow}
  * says every call of this client numbered below it has been answered, so the region may forget
  * their outcomes. With {@code clientId} 0 the call is applied as often as it is sent.
+ *
+ * <p>{@code positions} place each operation in the client's whole call: a batch over several
+ * regions is one call per region, all under the client's call id, each operation at its index in
+ * the batch. Outcomes are recorded per position, so a retry that the region map now groups
+ * differently (a region split or merged in between) still finds each operation applied before,
+ * wherever it was applied.
  */
-public record WriteCall(long clientId, long callId, long completedBelow, List<?> operations) {
+public record WriteCall(long clientId, long callId, long completedBelow, List<?> operations, List<Integer> positions) {
 
     public WriteCall {
         operations = List.copyOf(operations);
+        positions = List.copyOf(positions);
         if (operations.isEmpty()) {
             throw new IllegalArgumentException("a write call carries at least one operation");
         }
@@ -31,6 +38,20 @@ public record WriteCall(long clientId, long callId, long completedBelow, List<?>
             throw new IllegalArgumentException("call " + callId + " of client " + clientId + " claims calls below "
                     + completedBelow + " completed");
         }
+        if (positions.size() != operations.size() || positions.stream().anyMatch(p -> p < 0)
+                || positions.stream().distinct().count() != positions.size()) {
+            throw new IllegalArgumentException("a write call's positions " + positions + " must be distinct, not"
+                    + " negative, and one per operation (" + operations.size() + ")");
+        }
+    }
+
+    /** A call whose operations are its whole call, at positions 0, 1, ... */
+    public WriteCall(long clientId, long callId, long completedBelow, List<?> operations) {
+        this(clientId, callId, completedBelow, operations, inOrder(operations.size()));
+    }
+
+    static List<Integer> inOrder(int count) {
+        return java.util.stream.IntStream.range(0, count).boxed().toList();
     }
 
     /** A call applied as often as it is sent: no client id. */

@@ -275,4 +275,69 @@ class ClusterMergeTest {
             closeAll(running);
         }
     }
+
+    /**
+     * A batch over two regions whose reply was lost, resent with the same call id after its
+     * regions merged, and again after the merged region split elsewhere: each operation is
+     * recorded under its position in the batch, so every resend gets the first outcomes and
+     * applies nothing again, however the map now groups the rows.
+     */
+    @Test
+    void aBatchResentAfterItsRegionsMergedOrSplitAppliesOnce() throws Exception {
+        List<ClusterPeer> nodes = ClusterNodesTest.nodes(3);
+        BasaltNode[] running = new BasaltNode[4];
+        try {
+            for (ClusterPeer n : nodes) {
+                running[n.id()] = start(nodes, n.id());
+            }
+            String uri = "basalt://" + nodes.get(0).clientAddress() + "," + nodes.get(1).clientAddress();
+            try (Connection c = Basalt.connect(uri); ClusterConnection via = new ClusterConnection(running[2])) {
+                c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("m"))).get(90, TimeUnit.SECONDS);
+                AsyncTable t = c.table("t");
+                List<Mutation> batch = List.of(
+                        Increment.of("a").addColumn(b("f"), b("n"), 1),
+                        Increment.of("z").addColumn(b("f"), b("n"), 10),
+                        Put.of("b").addColumn("f", "q", "vb"),
+                        Increment.of("g").addColumn(b("f"), b("n"), 100));
+                io.basalt.protocol.CallId call = new io.basalt.protocol.CallId(77, 5, 5);
+                List<Object> first = outcomes(via.table("t", call).batch(batch));
+                assertThat(counter((Result) first.get(1))).isEqualTo(10);
+
+                List<RegionInfo> two = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
+                c.admin().mergeRegions("t", two.get(0).name(), two.get(1).name()).get(120, TimeUnit.SECONDS);
+                assertResentOnce(via, call, batch, first, t);
+
+                c.admin().split("t", b("c")).get(120, TimeUnit.SECONDS); // a, b | g, z
+                assertThat(c.admin().listRegions("t").get(30, TimeUnit.SECONDS)).hasSize(2);
+                assertResentOnce(via, call, batch, first, t);
+
+                List<Object> next = outcomes(via.table("t", new io.basalt.protocol.CallId(77, 6, 6)).batch(batch));
+                assertThat(counter((Result) next.get(3))).as("a new call applies").isEqualTo(200);
+            }
+        } finally {
+            closeAll(running);
+        }
+    }
+
+    private static List<Object> outcomes(List<CompletableFuture<Object>> futures) throws Exception {
+        List<Object> out = new ArrayList<>();
+        for (CompletableFuture<Object> f : futures) {
+            out.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
+    private static void assertResentOnce(ClusterConnection via, io.basalt.protocol.CallId call, List<Mutation> batch,
+                                         List<Object> first, AsyncTable t) throws Exception {
+        List<Object> again = outcomes(via.table("t", call).batch(batch));
+        assertThat(again).hasSize(4);
+        for (int i : List.of(0, 1, 3)) {
+            assertThat(counter((Result) again.get(i))).as("the first outcome of operation %d", i)
+                    .isEqualTo(counter((Result) first.get(i)));
+        }
+        assertThat(again.get(2)).isNull();
+        assertThat(counter(t.get(Get.of("a")).get(30, TimeUnit.SECONDS))).as("applied once").isEqualTo(1);
+        assertThat(counter(t.get(Get.of("z")).get(30, TimeUnit.SECONDS))).isEqualTo(10);
+        assertThat(counter(t.get(Get.of("g")).get(30, TimeUnit.SECONDS))).isEqualTo(100);
+    }
 }

@@ -34,11 +34,13 @@ class RegionCodecTest {
     void aCallRoundTripsAndEveryTruncationIsRefused() {
         WriteCall call = new WriteCall(42, 9, 7, List.of(Put.of("a").addColumn("f", "q", "1"), new Delete(b("b")),
                 Increment.of("c").addColumn(b("f"), b("n"), 3),
-                CheckAndMutate.onRow(b("a")).ifEquals(b("f"), b("q"), b("1")).then(Put.of("a").addColumn("f", "q", "2"))));
+                CheckAndMutate.onRow(b("a")).ifEquals(b("f"), b("q"), b("1")).then(Put.of("a").addColumn("f", "q", "2"))),
+                List.of(3, 0, 7, 1));
         ByteBuf buf = Unpooled.buffer();
         RegionCodec.writeCall(buf, call);
         byte[] bytes = bytesOf(buf);
-        WriteCall read = RegionCodec.readCall(Unpooled.wrappedBuffer(bytes));
+        WriteCall read = RegionCodec.readCall(Unpooled.wrappedBuffer(bytes), true);
+        assertThat(read.positions()).containsExactly(3, 0, 7, 1);
         assertThat(read.clientId()).isEqualTo(42);
         assertThat(read.callId()).isEqualTo(9);
         assertThat(read.completedBelow()).isEqualTo(7);
@@ -46,9 +48,16 @@ class RegionCodecTest {
         assertThat(read.operations().get(3)).isInstanceOf(CheckAndMutate.class);
         for (int cut = 0; cut < bytes.length; cut++) {
             ByteBuf part = Unpooled.wrappedBuffer(Arrays.copyOf(bytes, cut));
-            assertThatThrownBy(() -> RegionCodec.readCall(part)).as("cut at %s", cut)
+            assertThatThrownBy(() -> RegionCodec.readCall(part, true)).as("cut at %s", cut)
                     .isInstanceOf(MalformedFrameException.class);
         }
+        // an entry written before calls carried positions: its operations at 0, 1, ...
+        ByteBuf old = Unpooled.wrappedBuffer(bytes, 0, bytes.length - 4);
+        assertThat(RegionCodec.readCall(old, false).positions()).containsExactly(0, 1, 2, 3);
+        byte[] twice = bytes.clone();
+        twice[twice.length - 1] = 3; // positions 3, 0, 7, 3
+        assertThatThrownBy(() -> RegionCodec.readCall(Unpooled.wrappedBuffer(twice), true))
+                .isInstanceOf(MalformedFrameException.class).hasMessageContaining("distinct");
     }
 
     @Test
@@ -58,7 +67,7 @@ class RegionCodecTest {
                 .hasMessageContaining("version 2");
         ByteBuf op = Unpooled.buffer();
         op.writeLong(1).writeByte(1).writeByte(0).writeByte(1).writeByte(9); // one operation of kind 9
-        assertThatThrownBy(() -> RegionCodec.readCall(op)).isInstanceOf(MalformedFrameException.class)
+        assertThatThrownBy(() -> RegionCodec.readCall(op, true)).isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("operation kind 9");
     }
 

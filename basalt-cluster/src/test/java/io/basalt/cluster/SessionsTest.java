@@ -15,8 +15,9 @@ class SessionsTest {
     @TempDir
     Path dir;
 
-    private static byte[] outcome(int n) {
-        return new byte[] {(byte) n};
+    /** A call of one operation's outcome, at position 0. */
+    private static java.util.Map<Integer, byte[]> outcome(int n) {
+        return java.util.Map.of(0, new byte[] {(byte) n});
     }
 
     @Test
@@ -25,7 +26,7 @@ class SessionsTest {
         assertThat(s.lookup(1, 5, 0, 100)).isNull();
         s.record(1, 5, outcome(5), 100);
         assertThat(s.lookup(1, 5, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
-                r -> assertThat(r.outcomes()).containsExactly(5));
+                r -> assertThat(r.outcomes().get(0)).containsExactly(5));
         assertThat(s.lookup(2, 5, 0, 100)).as("another client's call 5").isNull();
         assertThat(s.lookup(1, 6, 6, 100)).isNull();
         assertThat(s.lookup(1, 5, 6, 100)).as("below the client's completed mark").isInstanceOf(Sessions.Forgotten.class);
@@ -78,7 +79,7 @@ class SessionsTest {
         assertThat(read.clients()).isEqualTo(3);
         assertThat(read.advanceClock(0)).isEqualTo(777);
         assertThat(read.lookup(2, 3, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
-                r -> assertThat(r.outcomes()).containsExactly(23));
+                r -> assertThat(r.outcomes().get(0)).containsExactly(23));
 
         byte[] bytes = Files.readAllBytes(file);
         for (int i = 0; i < bytes.length; i += 7) {
@@ -116,13 +117,65 @@ class SessionsTest {
         Sessions merged = Sessions.merged(left, right);
         assertThat(merged.clients()).isEqualTo(2);
         assertThat(merged.lookup(1, 10, 0, 300)).isInstanceOfSatisfying(Sessions.Recorded.class,
-                r -> assertThat(r.outcomes()).containsExactly(10));
+                r -> assertThat(r.outcomes().get(0)).containsExactly(10));
         assertThat(merged.lookup(1, 11, 0, 300)).isInstanceOfSatisfying(Sessions.Recorded.class,
-                r -> assertThat(r.outcomes()).containsExactly(11));
+                r -> assertThat(r.outcomes().get(0)).containsExactly(11));
         assertThat(merged.lookup(2, 4, 0, 300)).isInstanceOf(Sessions.Recorded.class);
         assertThat(merged.lookup(1, 5, 0, 300)).as("below the later half's completed mark (8)")
                 .isInstanceOf(Sessions.Forgotten.class);
         assertThat(merged.lookup(1, 12, 0, 300)).as("a new call").isNull();
         assertThat(merged.advanceClock(0)).as("the later clock").isEqualTo(900);
+    }
+
+    /**
+     * Outcomes are kept per operation: a call whose operations went to two regions is recorded
+     * by each for its positions, and a merged table answers every position of the call.
+     */
+    @Test
+    void outcomesAreKeptPerOperationOfACall() {
+        Sessions a = new Sessions();
+        Sessions b = new Sessions();
+        a.lookup(7, 3, 0, 100);
+        a.record(7, 3, java.util.Map.of(0, new byte[] {10}, 2, new byte[] {12}), 100);
+        b.lookup(7, 3, 0, 100);
+        b.record(7, 3, java.util.Map.of(1, new byte[] {11}), 100);
+        assertThat(a.lookup(7, 3, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsOnlyKeys(0, 2));
+        Sessions merged = Sessions.merged(a, b);
+        assertThat(merged.lookup(7, 3, 0, 100)).isInstanceOfSatisfying(Sessions.Recorded.class,
+                r -> assertThat(r.outcomes()).containsOnlyKeys(0, 1, 2));
+    }
+
+    /** A file of format 1 (whole calls' outcomes) reads as each call's operations at 0, 1, ... */
+    @Test
+    void aFileOfTheFirstFormatReadsPerOperation() throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeInt(0x42534553);
+            out.writeInt(1);
+            out.writeLong(0); // last sweep
+            out.writeLong(555); // clock
+            out.writeInt(1); // clients
+            out.writeLong(9); // client id
+            out.writeLong(100); // last seen
+            out.writeLong(0); // completed below
+            out.writeInt(1); // calls
+            out.writeLong(4); // call id
+            byte[] call = RegionCodec.outcomes(java.util.Arrays.asList(null, Boolean.TRUE));
+            out.writeInt(call.length);
+            out.write(call);
+        }
+        byte[] body = bytes.toByteArray();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(body);
+        Path file = dir.resolve("format1");
+        Files.write(file, java.nio.ByteBuffer.allocate(body.length + 4).put(body).putInt((int) crc.getValue())
+                .array());
+        Sessions read = Sessions.readFrom(file);
+        assertThat(read.advanceClock(0)).isEqualTo(555);
+        assertThat(read.lookup(9, 4, 0, 200)).isInstanceOfSatisfying(Sessions.Recorded.class, r -> {
+            assertThat(r.outcomes()).containsOnlyKeys(0, 1);
+            assertThat(r.outcomes().get(1)).isEqualTo(RegionCodec.outcome(Boolean.TRUE));
+        });
     }
 }
