@@ -60,6 +60,17 @@ class ClusterMergeTest {
 
 
 
+    private void startAll(List<ClusterPeer> nodes, BasaltNode[] running) throws Exception {
+        for (ClusterPeer n : nodes) {
+            running[n.id()] = start(nodes, n.id());
+        }
+    }
+
+    /** Two of the three nodes' client addresses: a client that fails over between them. */
+    private static String twoNodes(List<ClusterPeer> nodes) {
+        return "basalt://" + nodes.get(0).clientAddress() + "," + nodes.get(1).clientAddress();
+    }
+
     private static void putLetters(AsyncTable t) throws Exception {
         List<Mutation> batch = new ArrayList<>();
         for (char ch = 'a'; ch <= 'z'; ch++) {
@@ -82,11 +93,8 @@ class ClusterMergeTest {
         List<ClusterPeer> nodes = ClusterNodesTest.nodes(3);
         BasaltNode[] running = new BasaltNode[4];
         try {
-            for (ClusterPeer n : nodes) {
-                running[n.id()] = start(nodes, n.id());
-            }
-            String uri = "basalt://" + nodes.get(0).clientAddress() + "," + nodes.get(1).clientAddress();
-            try (Connection c = Basalt.connect(uri)) {
+            startAll(nodes, running);
+            try (Connection c = Basalt.connect(twoNodes(nodes))) {
                 c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("m"))).get(90, TimeUnit.SECONDS);
                 AsyncTable t = c.table("t");
                 putLetters(t);
@@ -187,11 +195,8 @@ class ClusterMergeTest {
         List<ClusterPeer> nodes = ClusterNodesTest.nodes(3);
         BasaltNode[] running = new BasaltNode[4];
         try {
-            for (ClusterPeer n : nodes) {
-                running[n.id()] = start(nodes, n.id());
-            }
-            try (Connection c = Basalt.connect("basalt://" + nodes.get(0).clientAddress() + ","
-                    + nodes.get(1).clientAddress())) {
+            startAll(nodes, running);
+            try (Connection c = Basalt.connect(twoNodes(nodes))) {
                 c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("g"), b("p")))
                         .get(90, TimeUnit.SECONDS);
                 AsyncTable t = c.table("t");
@@ -287,11 +292,9 @@ class ClusterMergeTest {
         List<ClusterPeer> nodes = ClusterNodesTest.nodes(3);
         BasaltNode[] running = new BasaltNode[4];
         try {
-            for (ClusterPeer n : nodes) {
-                running[n.id()] = start(nodes, n.id());
-            }
-            String uri = "basalt://" + nodes.get(0).clientAddress() + "," + nodes.get(1).clientAddress();
-            try (Connection c = Basalt.connect(uri); ClusterConnection via = new ClusterConnection(running[2])) {
+            startAll(nodes, running);
+            try (Connection c = Basalt.connect(twoNodes(nodes));
+                 ClusterConnection via = new ClusterConnection(running[2])) {
                 c.admin().createTable(TableDescriptor.of("t", "f"), List.of(b("m"))).get(90, TimeUnit.SECONDS);
                 AsyncTable t = c.table("t");
                 List<Mutation> batch = List.of(
@@ -300,7 +303,7 @@ class ClusterMergeTest {
                         Put.of("b").addColumn("f", "q", "vb"),
                         Increment.of("g").addColumn(b("f"), b("n"), 100));
                 io.basalt.protocol.CallId call = new io.basalt.protocol.CallId(77, 5, 5);
-                List<Object> first = outcomes(via.table("t", call).batch(batch));
+                List<Object> first = send(via, call, batch);
                 assertThat(counter((Result) first.get(1))).isEqualTo(10);
 
                 List<RegionInfo> two = c.admin().listRegions("t").get(30, TimeUnit.SECONDS);
@@ -311,7 +314,7 @@ class ClusterMergeTest {
                 assertThat(c.admin().listRegions("t").get(30, TimeUnit.SECONDS)).hasSize(2);
                 assertResentOnce(via, call, batch, first, t);
 
-                List<Object> next = outcomes(via.table("t", new io.basalt.protocol.CallId(77, 6, 6)).batch(batch));
+                List<Object> next = send(via, new io.basalt.protocol.CallId(77, 6, 6), batch);
                 assertThat(counter((Result) next.get(3))).as("a new call applies").isEqualTo(200);
             }
         } finally {
@@ -319,17 +322,34 @@ class ClusterMergeTest {
         }
     }
 
-    private static List<Object> outcomes(List<CompletableFuture<Object>> futures) throws Exception {
-        List<Object> out = new ArrayList<>();
-        for (CompletableFuture<Object> f : futures) {
-            out.add(f.get(60, TimeUnit.SECONDS));
+    /**
+     * Sends {@code batch} as call {@code call} through {@code via} and waits for every outcome,
+     * sending it again while a region answers that it is unavailable (a new leader not ready, a
+     * daughter starting), as the network client does; resending is what the test is about.
+     */
+    private static List<Object> send(ClusterConnection via, io.basalt.protocol.CallId call, List<Mutation> batch)
+            throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (true) {
+            List<Object> out = new ArrayList<>();
+            try {
+                for (CompletableFuture<Object> f : via.table("t", call).batch(batch)) {
+                    out.add(f.get(60, TimeUnit.SECONDS));
+                }
+                return out;
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof io.basalt.client.UnavailableException)
+                        || System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
         }
-        return out;
     }
 
     private static void assertResentOnce(ClusterConnection via, io.basalt.protocol.CallId call, List<Mutation> batch,
                                          List<Object> first, AsyncTable t) throws Exception {
-        List<Object> again = outcomes(via.table("t", call).batch(batch));
+        List<Object> again = send(via, call, batch);
         assertThat(again).hasSize(4);
         for (int i : List.of(0, 1, 3)) {
             assertThat(counter((Result) again.get(i))).as("the first outcome of operation %d", i)
