@@ -15,8 +15,10 @@ import java.util.zip.CRC32C;
  *   +-----+----------+----------+
  *   |BSLT | version  | word     |     client: word = 0 (reserved)
  *   |magic| u16      | u16      |     server: version it speaks, word = 0 accepted, 1 refused,
- *   +-----+----------+----------+             2 busy
+ *   +-----+----------+----------+             2 busy, 3 accepted by a cluster node
  * </pre>
+ * A cluster node accepts with word 3: the client then sends its writes with call ids and sends
+ * them again after an {@code UNAVAILABLE} answer, as it does when given several addresses.
  * A server that does not speak the client's version answers with the version it does speak and
  * word 1, then closes the connection; the client reports both versions. A server that has as many
  * connections as it accepts answers word 2 and closes. A server reads no frame sent on a
@@ -55,12 +57,13 @@ public final class FrameLayout {
     private FrameLayout() {}
 
     /**
-     * The protocol version this code speaks. 3: results are a row section, each result's cells
+     * The protocol version this code speaks. 4: a cluster node accepts a handshake with word 3
+     * ({@link #HANDSHAKE_CLUSTER_NODE}), which a client of version 3 would take for a refusal. 3: results are a row section, each result's cells
      * after a header with their byte length ({@code Wire.writeRows}); 2 had one cell block for
      * all. 2: {@code SCAN_NEXT} carries the batch number, and a cell block's length varint may be
      * padded to 5 bytes (1 had neither).
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** "BSLT". */
     public static final int MAGIC = 0x42534C54;
     public static final int HANDSHAKE_SIZE = 8;
@@ -68,6 +71,8 @@ public final class FrameLayout {
     public static final int HANDSHAKE_REFUSED = 1;
     /** The server has as many connections as it accepts; a client may try again later. */
     public static final int HANDSHAKE_BUSY = 2;
+    /** Accepted, by a node of a cluster: writes with call ids apply once here, and are worth resending. */
+    public static final int HANDSHAKE_CLUSTER_NODE = 3;
 
     public static final int LENGTH_OFFSET = 0;
     public static final int CRC_OFFSET = 4;

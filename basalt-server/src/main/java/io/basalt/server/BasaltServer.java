@@ -129,6 +129,11 @@ public final class BasaltServer implements AutoCloseable {
         return config;
     }
 
+    /** Whether this server is a cluster node (its handler applies call-id writes once): said at each handshake. */
+    boolean clusterNode() {
+        return handler.appliesCallsOnce();
+    }
+
     RequestHandler handler() {
         return handler;
     }

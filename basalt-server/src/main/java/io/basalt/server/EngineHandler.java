@@ -115,6 +115,12 @@ public final class EngineHandler implements RequestHandler {
         return new EngineHandler(store, config);
     }
 
+    /** Over a cluster's connection, which applies each identified call once. */
+    @Override
+    public boolean appliesCallsOnce() {
+        return store instanceof IdentifiedCalls;
+    }
+
     /** Scanners open now. */
     public int openScanners() {
         return scanners.size();

@@ -31,6 +31,14 @@ public interface RequestHandler extends AutoCloseable {
     default void closed(ServerConnection connection) {}
 
     /**
+     * Whether writes sent with a call id apply once however often they are sent (a cluster node):
+     * said to each client at its handshake, so a client of one address resends them too.
+     */
+    default boolean appliesCallsOnce() {
+        return false;
+    }
+
+    /**
      * Called once when the server stops, after every request finished or the shutdown grace ran
      * out. What still runs then is abandoned: this must not wait for it without bound.
      */

@@ -273,9 +273,10 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         handshakeSeen = true;
         ByteBuf reply = ctx.alloc().buffer(FrameLayout.HANDSHAKE_SIZE);
         int word = !admitted ? FrameLayout.HANDSHAKE_BUSY
-                : h.version() != FrameLayout.VERSION ? FrameLayout.HANDSHAKE_REFUSED : FrameLayout.HANDSHAKE_ACCEPTED;
+                : h.version() != FrameLayout.VERSION ? FrameLayout.HANDSHAKE_REFUSED
+                : server.clusterNode() ? FrameLayout.HANDSHAKE_CLUSTER_NODE : FrameLayout.HANDSHAKE_ACCEPTED;
         FrameLayout.writeHandshake(reply, FrameLayout.VERSION, word);
-        if (word == FrameLayout.HANDSHAKE_ACCEPTED) {
+        if (word == FrameLayout.HANDSHAKE_ACCEPTED || word == FrameLayout.HANDSHAKE_CLUSTER_NODE) {
             accepted = true;
             ctx.writeAndFlush(reply);
             return;

@@ -25,8 +25,8 @@ import java.util.function.Consumer;
  */
 final class FakeServer implements AutoCloseable {
 
-    /** One request as read. */
-    record Request(int connection, long requestId, OpCode op) {}
+    /** One request as read: with its call id when its flags say it carries one. */
+    record Request(int connection, long requestId, OpCode op, io.basalt.protocol.CallId call) {}
 
     /** What the fake does with one connection after the handshake. */
     interface Script {
@@ -56,14 +56,29 @@ final class FakeServer implements AutoCloseable {
             in.readFully(rest);
             ByteBuf b = Unpooled.wrappedBuffer(rest);
             b.skipBytes(4);
-            Request r = new Request(number, b.readLong(), OpCode.of(b.readUnsignedByte()));
+            long id = b.readLong();
+            OpCode op = OpCode.of(b.readUnsignedByte());
+            b.skipBytes(1); // status
+            int flags = b.readUnsignedShort();
+            io.basalt.protocol.CallId call = (flags & FrameLayout.FLAG_CALL) != 0 ? io.basalt.protocol.CallId.read(b)
+                    : null;
+            Request r = new Request(number, id, op, call);
             if (r.op() == OpCode.SCAN_NEXT) {
-                b.skipBytes(3); // status, flags
                 Wire.readVarlong(b, "scanner id");
                 lastBatchNumber = Wire.readVarlong(b, "batch number");
             }
             requests.add(r);
             return r;
+        }
+
+        /** Sends an error response to {@code r}: {@code status} and a message. */
+        void fail(Request r, Status status, String message) throws IOException {
+            ByteBuf b = Unpooled.buffer();
+            int start = FrameLayout.begin(b, r.requestId(), r.op(), status, true);
+            io.basalt.client.net.Messages.writeError(b, message, List.of());
+            FrameLayout.finish(b, start);
+            out.write(ByteBufUtil.getBytes(b));
+            out.flush();
         }
 
         /** Sends an OK response to {@code r} with the body {@code body} writes. */
@@ -84,6 +99,11 @@ final class FakeServer implements AutoCloseable {
     final AtomicInteger accepted = new AtomicInteger();
 
     FakeServer(Script script) throws IOException {
+        this(FrameLayout.HANDSHAKE_ACCEPTED, script);
+    }
+
+    /** A fake that accepts each handshake with {@code word} (a plain server's, or a cluster node's). */
+    FakeServer(int word, Script script) throws IOException {
         listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = Thread.ofPlatform().daemon().name("fake-server").start(() -> {
             while (!listener.isClosed()) {
@@ -95,7 +115,7 @@ final class FakeServer implements AutoCloseable {
                         try (s) {
                             conn.in.readFully(new byte[FrameLayout.HANDSHAKE_SIZE]);
                             ByteBuf hs = Unpooled.buffer();
-                            FrameLayout.writeHandshake(hs, FrameLayout.VERSION, FrameLayout.HANDSHAKE_ACCEPTED);
+                            FrameLayout.writeHandshake(hs, FrameLayout.VERSION, word);
                             conn.out.write(ByteBufUtil.getBytes(hs));
                             conn.out.flush();
                             script.run(conn);

@@ -319,4 +319,41 @@ class NetworkClientFailureTest {
             assertThat(scanner.next().row()).isEqualTo("r2".getBytes());
         }
     }
+
+    /**
+     * A client given one address learns from the handshake whether it talks to a cluster node:
+     * then its put carries a call id and is sent again, under the same id, after an UNAVAILABLE
+     * answer (an election); to a plain server the put carries none and the answer is final.
+     */
+    @Test
+    void aClientOfOneAddressResendsWritesOnlyToAClusterNode() throws Exception {
+        java.util.function.Function<Integer, FakeServer> fake = word -> {
+            try {
+                return new FakeServer(word, conn -> {
+                    FakeServer.Request first = conn.read();
+                    conn.fail(first, io.basalt.protocol.Status.UNAVAILABLE, "no leader yet");
+                    FakeServer.Request again = conn.read();
+                    conn.respond(again, _ -> { });
+                    FakeServer.silent(conn);
+                });
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        try (FakeServer node = fake.apply(io.basalt.protocol.FrameLayout.HANDSHAKE_CLUSTER_NODE);
+             Connection c = connect(node.port(), options().build())) {
+            c.table("t").put(Put.of("r").addColumn("f", "q", "v")).get(30, TimeUnit.SECONDS);
+            assertThat(node.requests).hasSize(2);
+            assertThat(node.requests.get(0).call()).as("a call id, to a cluster node").isNotNull();
+            assertThat(node.requests.get(1).call()).as("the same call id when sent again")
+                    .isEqualTo(node.requests.get(0).call());
+        }
+        try (FakeServer plain = fake.apply(io.basalt.protocol.FrameLayout.HANDSHAKE_ACCEPTED);
+             Connection c = connect(plain.port(), options().build())) {
+            assertThat(failure(c.table("t").put(Put.of("r").addColumn("f", "q", "v"))))
+                    .isInstanceOf(io.basalt.client.UnavailableException.class).hasMessageContaining("no leader yet");
+            assertThat(plain.requests).hasSize(1);
+            assertThat(plain.requests.getFirst().call()).as("no call id to a plain server").isNull();
+        }
+    }
 }

@@ -293,18 +293,22 @@ public final class NemesisRun implements java.util.concurrent.Callable<Integer> 
         }
     }
 
+    /** Kill, split, pause, merge, partition, restart: the cases of {@link #nemesis}'s switch, in turn. */
+    private static final int[] FAULT_ORDER = {0, 3, 1, 4, 2, 5};
+
     /**
-     * Faults until the deadline, one every 3-5 s, in turn: kill the leader, pause a node, cut a
-     * node (the leader half the time) off from the others, split the region holding a key at that
-     * key (clients' rows move to new groups mid-run), merge two neighbouring regions (their rows
-     * move to one new group), restart a node.
+     * Faults until the deadline, one every 3-5 s, in turn: kill the leader, split the region
+     * holding a key at that key (clients' rows move to new groups mid-run), pause a node, merge
+     * two neighbouring regions (their rows move to one new group), cut a node (the leader half the
+     * time) off from the others, restart a node. A 60 s run makes each at least once.
      */
     private static void nemesis(NodeProcesses cluster, SplittableRandom random, long deadline, List<String> log) {
         try {
             Thread.sleep(2000);
             int round = 0;
             while (System.nanoTime() + TimeUnit.SECONDS.toNanos(6) < deadline) {
-                switch (round++ % 6) {
+                // case numbers name the faults; FAULT_ORDER says which comes when
+                switch (FAULT_ORDER[round++ % FAULT_ORDER.length]) {
                     case 0 -> {
                         int leader = cluster.awaitLeader("t", Duration.ofSeconds(30));
                         cluster.kill(leader);

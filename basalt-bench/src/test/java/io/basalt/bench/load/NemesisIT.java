@@ -8,9 +8,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The bounded nemesis test of {@code ./basalt test} (issue 19): one run of {@link NemesisRun} on
- * three node processes with the default election timeouts (1-2 s), under leader kills, a pause
- * past an election, a partition past an election and a restart; the history must be linearizable, and the run must count
- * (at least 1,000 operations on the 7 keys, at least 3 faults). Then the same with the planted
+ * three node processes with the default election timeouts (1-2 s), for 60 s, under a leader
+ * kill, a split, a pause past an election, a merge, a partition past an election and a restart;
+ * the history must be linearizable, and the run must count (at least 1,000 operations on the 7
+ * keys, at least 3 faults, a partition, a split and a merge among them). Then the same with the planted
  * stale-read bug, which the checker must catch. {@code ./basalt load nemesis --runs N} runs more.
  */
 class NemesisIT {
@@ -20,7 +21,7 @@ class NemesisIT {
 
     @Test
     void aRunUnderKillsPausesPartitionsSplitsMergesAndRestartsIsLinearizable() throws Exception {
-        NemesisRun.Outcome o = NemesisRun.runOnce(dir, System.nanoTime(), 45, 8, false);
+        NemesisRun.Outcome o = NemesisRun.runOnce(dir, System.nanoTime(), 60, 8, false);
         System.out.println("NemesisIT: " + o.operations() + " operations, " + o.indeterminate() + " indeterminate "
                 + o.unknownCauses() + ", faults " + o.faultLog() + ", " + o.check().verdict());
         assertThat(o.check().linearizable()).as("%s on key %s (history %s)", o.check().explanation(), o.check().key(),

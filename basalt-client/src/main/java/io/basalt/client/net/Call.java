@@ -21,18 +21,26 @@ final class Call<T> {
     /** About the size of the request's frame, so a large one is encoded apart from the group. */
     final int sizeHint;
     final CompletableFuture<T> future = new CompletableFuture<>();
-    /** Sent with each attempt when not null: the cluster applies the write once (see {@link CallId}). */
-    final CallId callId;
+    /**
+     * Sent with each attempt when not null: the cluster applies the write once (see {@link CallId}).
+     * A write to a client of one address gets it at its first send, once the handshake said whether
+     * the server is a cluster node; set on the sending path only, before the frame is encoded.
+     */
+    volatile CallId callId;
+    /** A write: sent with a call id whenever the server is a cluster node. */
+    final boolean write;
     /** Attempts made so far; touched by one attempt's failure path at a time. */
     int attempts;
 
     Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
-        this(op, what, sizeHint, body, decoder, null);
+        this(op, what, sizeHint, body, decoder, null, false);
     }
 
-    Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder, CallId callId) {
+    Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder, CallId callId,
+         boolean write) {
         this.op = op;
         this.callId = callId;
+        this.write = write;
         this.sizeHint = sizeHint;
         this.what = what;
         this.body = body;

@@ -155,8 +155,16 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Whether the server said at the handshake that it is a node of a cluster. */
+    boolean clusterNode() {
+        return clusterNode;
+    }
+
+    private volatile boolean clusterNode;
+
     private void handshake(ChannelHandlerContext ctx, Handshake h) {
-        if (h.word() != FrameLayout.HANDSHAKE_ACCEPTED || h.version() != FrameLayout.VERSION) {
+        boolean accepted = h.word() == FrameLayout.HANDSHAKE_ACCEPTED || h.word() == FrameLayout.HANDSHAKE_CLUSTER_NODE;
+        if (!accepted || h.version() != FrameLayout.VERSION) {
             BasaltException refused = new ConnectionClosedException(h.word() == FrameLayout.HANDSHAKE_BUSY
                     ? "server " + server + " refused the connection: it has as many connections as it accepts"
                     + " (its maxConnections)"
@@ -167,6 +175,7 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        clusterNode = h.word() == FrameLayout.HANDSHAKE_CLUSTER_NODE;
         ready.complete(this);
     }
 

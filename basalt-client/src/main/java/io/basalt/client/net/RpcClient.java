@@ -125,10 +125,17 @@ public final class RpcClient implements AutoCloseable {
         return addresses.get(current.get()).toString();
     }
 
-    /** Whether this client talks to a cluster: several addresses, writes sent with call ids. */
+    /**
+     * Whether this client talks to a cluster, so its writes carry call ids and it rides out
+     * elections: it was given several addresses, or its one server said at the handshake that it
+     * is a cluster node.
+     */
     public boolean cluster() {
-        return addresses.size() > 1;
+        return addresses.size() > 1 || clusterNode;
     }
+
+    /** Set once a handshake said the server is a node of a cluster. */
+    private volatile boolean clusterNode;
 
     public ClientOptions options() {
         return options;
@@ -156,14 +163,22 @@ public final class RpcClient implements AutoCloseable {
      */
     public <T> CompletableFuture<T> write(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body,
                                           Function<ByteBuf, T> decoder) {
-        if (!cluster()) {
-            return call(op, what, sizeHint, body, decoder);
-        }
-        CallId id = calls.next();
-        Call<T> call = new Call<>(op, what, sizeHint, body, decoder, id);
-        call.future.whenComplete((_, _) -> calls.done(id.callId()));
+        Call<T> call = new Call<>(op, what, sizeHint, body, decoder, null, true);
         attempt(call);
         return call.future;
+    }
+
+    /**
+     * Gives a write its call id at its first send to a cluster (known by then: several addresses,
+     * or the handshake of the connection it goes out on said so), counted outstanding until it
+     * completes.
+     */
+    private void identify(Call<?> call) {
+        if (call.write && call.callId == null && cluster()) {
+            CallId id = calls.next();
+            call.callId = id;
+            call.future.whenComplete((_, _) -> calls.done(id.callId()));
+        }
     }
 
     private <T> void attempt(Call<T> call) {
@@ -176,6 +191,7 @@ public final class RpcClient implements AutoCloseable {
         CompletableFuture<RpcChannel> connection = channel();
         if (connection.state() == Future.State.SUCCESS) {
             // Connected: send now, without a completion stage (and its allocations) per request.
+            identify(call);
             connection.resultNow().send(call, onFailure);
             return;
         }
@@ -185,6 +201,7 @@ public final class RpcClient implements AutoCloseable {
                         : new ConnectionClosedException("cannot connect to " + server() + ": " + failure.getMessage(),
                         failure), false);
             } else {
+                identify(call);
                 ch.send(call, onFailure);
             }
         });
@@ -269,6 +286,9 @@ public final class RpcClient implements AutoCloseable {
                     moveOn(index);
                     result.completeExceptionally(failure);
                 } else {
+                    if (ok.clusterNode()) {
+                        clusterNode = true;
+                    }
                     result.complete(ok);
                 }
             });
