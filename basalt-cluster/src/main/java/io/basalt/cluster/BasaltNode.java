@@ -150,8 +150,27 @@ public final class BasaltNode implements AutoCloseable {
     // ------------------------------------------------------------------ metadata
 
     private CompletableFuture<ByteBuf> meta(Message m, ClusterNode.Kind kind, String what) {
+        return meta(m, kind, what, System.nanoTime() + TimeUnit.SECONDS.toNanos(15));
+    }
+
+    /**
+     * Sends to the metadata group, again (until {@code deadline}) while its leader is not known or
+     * not ready: a NOT_LEADER answer means nothing was applied, so the command is safe to resend.
+     * A cluster just started meets its first election this way, and an admin call through it
+     * (create a table, say) waits for it rather than failing.
+     */
+    private CompletableFuture<ByteBuf> meta(Message m, ClusterNode.Kind kind, String what, long deadline) {
         return cluster.send(MetaStateMachine.GROUP_ID, m, kind)
-                .thenApply(bytes -> MetaStateMachine.okBody(Message.valueOf(bytes), what));
+                .thenApply(bytes -> MetaStateMachine.okBody(Message.valueOf(bytes), what))
+                .exceptionallyCompose(failure -> {
+                    if (!(ClusterNode.unwrap(failure) instanceof NotLeaderException) || closed
+                            || System.nanoTime() > deadline) {
+                        return CompletableFuture.failedFuture(failure);
+                    }
+                    return CompletableFuture.supplyAsync(() -> null,
+                                    CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS))
+                            .thenCompose(_ -> meta(m, kind, what, deadline));
+                });
     }
 
     CompletableFuture<List<TableDescriptor>> listTables() {
