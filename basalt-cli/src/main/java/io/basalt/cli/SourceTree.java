@@ -45,7 +45,12 @@ record SourceTree(Path root) {
      * exit code.
      */
     int run(List<String> command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).directory(root.toFile()).inheritIO().start();
+        return run(command, root);
+    }
+
+    /** Runs a child process in {@code directory} with this process's standard streams; returns its exit code. */
+    int run(List<String> command, Path directory) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).directory(directory.toFile()).inheritIO().start();
         try {
             return process.waitFor();
         } catch (InterruptedException e) {

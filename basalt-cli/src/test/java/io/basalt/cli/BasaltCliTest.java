@@ -35,7 +35,7 @@ class BasaltCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shell", "version", "test", "bench"})
+    @ValueSource(strings = {"shell", "version", "test", "bench", "ycsb"})
     void everyCommandHasHelp(String command) {
         assertThat(run(command, "--help")).isZero();
         assertThat(out.toString()).startsWith("Usage: basalt " + command);
@@ -133,6 +133,33 @@ class BasaltCliTest {
         new CommandLine(unknown).parseArgs("nope");
         assertThatThrownBy(() -> unknown.javaCommand(root)).hasMessageContaining("no load run named 'nope'")
                 .hasMessageContaining("regions");
+    }
+
+    @Test
+    void ycsbRunsYcsbsClientWithTheBindingAndFindsTheShippedWorkloads(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("basalt-ycsb/target/classes"));
+        Files.createDirectories(root.resolve("basalt-ycsb/target/lib"));
+        Files.createDirectories(root.resolve("basalt-ycsb/workloads"));
+        Files.writeString(root.resolve("basalt-ycsb/workloads/workloada"), "readproportion=0.5\n");
+        Path here = Files.createDirectories(root.resolve("elsewhere"));
+        Files.writeString(here.resolve("mine"), "readproportion=1\n");
+
+        YcsbCommand load = new YcsbCommand();
+        new CommandLine(load).parseArgs("load", "-P", "workloada", "-p", "basalt.uri=/tmp/x", "-threads", "4");
+        assertThat(load.javaCommand(root, here)).containsSubsequence(YcsbCommand.CLIENT, "-db", YcsbCommand.BINDING,
+                "-load", "-P", root.resolve("basalt-ycsb/workloads/workloada").toString(), "-p", "basalt.uri=/tmp/x",
+                "-threads", "4");
+
+        YcsbCommand run = new YcsbCommand();
+        new CommandLine(run).parseArgs("run", "-P", "mine");
+        assertThat(run.javaCommand(root, here)).containsSubsequence("-t", "-P", here.resolve("mine").toString());
+
+        YcsbCommand missing = new YcsbCommand();
+        new CommandLine(missing).parseArgs("run", "-P", "workloadz");
+        assertThatThrownBy(() -> missing.javaCommand(root, here)).hasMessageContaining("no workload file 'workloadz'");
+        YcsbCommand wrong = new YcsbCommand();
+        new CommandLine(wrong).parseArgs("unload");
+        assertThatThrownBy(() -> wrong.javaCommand(root, here)).hasMessageContaining("load or run first, not 'unload'");
     }
 
     @Test
