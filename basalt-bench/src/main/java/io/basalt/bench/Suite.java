@@ -50,7 +50,11 @@ public enum Suite {
     SCAN("scan", "HBASE-20866", "scan results: serving a decoded batch vs copying it into a list and a cache"
             + " (pre-fix model); an end-to-end loopback scan of 50-column rows vs raw loopback bandwidth",
             List.of(ResultPathBenchmark.class, LoopbackScanBenchmark.class), new int[] {1},
-            Map.of("scanRows", new String[] {"20000"}));
+            Map.of("scanRows", new String[] {"20000"})),
+
+    /** Not JMH: {@link YcsbSuite} runs it, one JVM per implementation and thread count. */
+    YCSB("ycsb", "-", "YCSB load and workloads A-F, 1M records of 10 x 100 bytes: Basalt embedded vs RocksDB (JNI),"
+            + " Basalt's server on loopback vs embedded, at 1 and 8 client threads", List.of(), new int[] {1, 8});
 
     /** The implementation every ratio is taken against. */
     public static final String BASELINE = "basalt";
