@@ -7,6 +7,8 @@ import io.basalt.buffer.BufferPoolExhaustedException;
 import io.basalt.buffer.BufferPoolMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,26 +25,48 @@ import java.util.concurrent.atomic.AtomicLong;
  * exactly once). Reading a cached block costs a plain field read per access on top of the bounds
  * check (see {@code io.basalt.buffer.Buffer} and the {@code refcount} benchmark).
  *
- * <p><b>Size.</b> The pool holds the cache's capacity, in 64 KiB chunks: the default block size
- * (SSTable blocks are cut so their content never exceeds the family's block size), so a default
- * block is one single-segment buffer. Cached blocks are bounded by the capacity in bytes; evicted
- * blocks that readers still pin keep their chunks until released, within the same pool. When the
- * pool has no room, least recently used blocks are evicted until it has; a block that still cannot
- * be placed (every chunk pinned by readers) is served from the heap, uncached. A family with small
- * blocks still takes a whole chunk per cached block.
+ * <p><b>Size.</b> The pool holds the cache's capacity in 16 KiB chunks, the default block size:
+ * SSTable blocks are cut before their content passes the family's block size, so a default block
+ * is one chunk, a single-segment buffer (the fast shape to read; with 4 KiB chunks a default block
+ * spanned four, and the multi-chunk accessors took a tenth of a read-only run). A 64 KiB block
+ * takes four chunks; a 4 KiB block still takes a whole chunk. Each block is charged its chunks, so
+ * the bytes the cache holds never exceed the memory it was given. Evicted blocks that readers still pin keep their chunks until released, within the
+ * same pool. When the pool has no room, least recently used blocks are evicted until it has; a
+ * block that still cannot be placed (every chunk pinned by readers) is served from the heap,
+ * uncached.
+ *
+ * <p><b>Shards.</b> Every hit moves its block to the head of the LRU list, a write under a lock.
+ * One lock for the whole cache made readers queue behind each other (YCSB's read-only workload at
+ * 8 threads spent a fifth of its samples in the cache); the cache is split into up to
+ * {@link #MAX_SHARDS} shards by block, each with its own lock, list and share of the capacity, as
+ * RocksDB's LRU cache is. Small caches (under 4 MiB per shard) have fewer shards, so one large
+ * block still fits one.
  */
 final class BlockCache implements AutoCloseable {
 
-    static final int CHUNK_SIZE = 64 * 1024;
+    static final int CHUNK_SIZE = 16 * 1024;
     static final int SLAB_SIZE = 4 * 1024 * 1024;
+    static final int MAX_SHARDS = 16;
+    /** The least capacity a shard gets, so a large block (64 KiB and more) still has room. */
+    static final long MIN_SHARD_CAPACITY = 4L << 20;
 
     private record Key(SSTableReader file, int block) {}
 
+    /** One lock's worth of the cache: its blocks in LRU order and the bytes they are charged. */
+    private static final class Shard {
+        final LinkedHashMap<Key, Buffer> blocks = new LinkedHashMap<>(256, 0.75f, true);
+        final long capacity;
+        long bytes;
+
+        Shard(long capacity) {
+            this.capacity = capacity;
+        }
+    }
+
     private final long capacity;
     private final BufferPool pool;
-    private final LinkedHashMap<Key, Buffer> blocks = new LinkedHashMap<>(1024, 0.75f, true);
-    private long bytes;
-    private boolean closed;
+    private final Shard[] shards;
+    private volatile boolean closed;
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong uncached = new AtomicLong();
@@ -57,14 +81,36 @@ final class BlockCache implements AutoCloseable {
         long memory = (chunks * CHUNK_SIZE + slab - 1) / slab * slab;
         this.pool = capacity == 0 ? null : BufferPool.create(BufferPoolConfig.defaults().withName(name)
                 .withSizes(slab, CHUNK_SIZE, memory));
+        int count = (int) Math.max(1, Math.min(MAX_SHARDS, capacity / MIN_SHARD_CAPACITY));
+        count = Integer.highestOneBit(count);
+        this.shards = new Shard[count];
+        for (int i = 0; i < count; i++) {
+            shards[i] = new Shard(capacity / count);
+        }
+    }
+
+    /** How many shards the cache has (for tests). */
+    int shardCount() {
+        return shards.length;
+    }
+
+    private Shard shardOf(Key key) {
+        int h = key.file().hashCode() * 0x9E3779B9 + key.block() * 0x85EBCA6B;
+        return shards[(h ^ (h >>> 16)) & (shards.length - 1)];
+    }
+
+    /** What a block of {@code size} bytes is charged: its whole chunks. */
+    static long charge(int size) {
+        return (long) Math.max(1, (size + CHUNK_SIZE - 1) / CHUNK_SIZE) * CHUNK_SIZE;
     }
 
     /** The block, pinned for the caller; from the cache or read from the file. */
     Block get(SSTableReader file, int block) {
         Key key = new Key(file, block);
+        Shard shard = shardOf(key);
         if (pool != null) {
-            synchronized (this) {
-                Buffer cached = blocks.get(key);
+            synchronized (shard) {
+                Buffer cached = shard.blocks.get(key);
                 if (cached != null) {
                     hits.incrementAndGet();
                     return new Block.Pooled(cached.retain());
@@ -72,74 +118,83 @@ final class BlockCache implements AutoCloseable {
             }
         }
         misses.incrementAndGet();
-        byte[] content;
+        MemorySegment content; // valid until this thread reads another block
         try {
-            content = file.loadDataBlock(block);
+            content = file.loadDataBlockScratch(block);
         } catch (IOException e) {
             throw new UncheckedIOException("reading block " + block + " of " + file.path() + ": " + e.getMessage(), e);
         }
-        if (pool == null || content.length > capacity) {
+        int length = (int) content.byteSize();
+        long charge = charge(length);
+        if (pool == null || charge > shard.capacity) {
             uncached.incrementAndGet();
-            return new Block.Heap(content);
+            return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
         }
-        synchronized (this) {
+        synchronized (shard) {
             if (closed) {
-                return new Block.Heap(content);
+                return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
-            Buffer raced = blocks.get(key);
+            Buffer raced = shard.blocks.get(key);
             if (raced != null) {
                 return new Block.Pooled(raced.retain());
             }
-            Buffer buffer = allocate(content.length);
+            // Room first: with every shard at its share the pool is full, and allocating before
+            // evicting failed (an exception with its stack trace) on every miss of a full cache.
+            evictOver(shard, shard.capacity - charge);
+            Buffer buffer = allocate(shard, length);
             if (buffer == null) {
                 uncached.incrementAndGet();
-                return new Block.Heap(content);
+                return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
-            buffer.putBytes(0, content, 0, content.length);
-            blocks.put(key, buffer); // the cache's own reference
-            bytes += content.length;
-            evictOver(capacity);
+            buffer.putBytes(0, content, 0, length);
+            shard.blocks.put(key, buffer); // the cache's own reference
+            shard.bytes += charge;
             return new Block.Pooled(buffer.retain());
         }
     }
 
-    /** A buffer from the pool, evicting to make room; null when even that cannot free enough. */
-    private Buffer allocate(int size) {
+    /** A buffer from the pool, evicting the shard's blocks to make room; null when that cannot free enough. */
+    private Buffer allocate(Shard shard, int size) {
         while (true) {
             try {
                 return pool.allocate(size);
             } catch (BufferPoolExhaustedException e) {
-                if (blocks.isEmpty()) {
+                if (shard.blocks.isEmpty()) {
                     return null;
                 }
-                evictOne();
+                evictOne(shard);
             }
         }
     }
 
-    private void evictOver(long limit) {
-        while (bytes > limit && !blocks.isEmpty()) {
-            evictOne();
+    /** Evicts the shard's least recently used blocks until it is charged at most {@code limit}. */
+    private static void evictOver(Shard shard, long limit) {
+        while (shard.bytes > limit && !shard.blocks.isEmpty()) {
+            evictOne(shard);
         }
     }
 
-    private void evictOne() {
-        Iterator<Map.Entry<Key, Buffer>> eldest = blocks.entrySet().iterator();
+    private static void evictOne(Shard shard) {
+        Iterator<Map.Entry<Key, Buffer>> eldest = shard.blocks.entrySet().iterator();
         Buffer buffer = eldest.next().getValue();
         eldest.remove();
-        bytes -= buffer.capacity();
+        shard.bytes -= charge(buffer.capacity());
         buffer.release();
     }
 
     /** Drops every block of a file that is being closed. */
-    synchronized void evictFile(SSTableReader file) {
-        Iterator<Map.Entry<Key, Buffer>> it = blocks.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Key, Buffer> e = it.next();
-            if (e.getKey().file() == file) {
-                it.remove();
-                bytes -= e.getValue().capacity();
-                e.getValue().release();
+    void evictFile(SSTableReader file) {
+        for (Shard shard : shards) {
+            synchronized (shard) {
+                Iterator<Map.Entry<Key, Buffer>> it = shard.blocks.entrySet().iterator();
+                while (it.hasNext()) {
+                    Map.Entry<Key, Buffer> e = it.next();
+                    if (e.getKey().file() == file) {
+                        it.remove();
+                        shard.bytes -= charge(e.getValue().capacity());
+                        e.getValue().release();
+                    }
+                }
             }
         }
     }
@@ -157,8 +212,15 @@ final class BlockCache implements AutoCloseable {
         return uncached.get();
     }
 
-    synchronized long bytes() {
-        return bytes;
+    /** Bytes the cached blocks are charged (whole chunks), all shards together. */
+    long bytes() {
+        long sum = 0;
+        for (Shard shard : shards) {
+            synchronized (shard) {
+                sum += shard.bytes;
+            }
+        }
+        return sum;
     }
 
     /** The pool's counters, or {@code null} when caching is off. */
@@ -168,16 +230,24 @@ final class BlockCache implements AutoCloseable {
 
     /** Releases every cached block and the pool; readers must be done by now. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
-        for (Buffer buffer : blocks.values()) {
-            buffer.release();
+        // A reader checks the flag under its shard's lock: one that placed a block before this
+        // loop reached its shard has it released here, one after sees the flag and keeps it on the heap.
+        for (Shard shard : shards) {
+            synchronized (shard) {
+                for (Buffer buffer : shard.blocks.values()) {
+                    buffer.release();
+                }
+                shard.blocks.clear();
+                shard.bytes = 0;
+            }
         }
-        blocks.clear();
-        bytes = 0;
         if (pool != null) {
             pool.close();
         }

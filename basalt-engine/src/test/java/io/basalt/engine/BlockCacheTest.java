@@ -14,8 +14,10 @@ class BlockCacheTest {
     @TempDir
     Path dir;
 
+    private static final int BLOCK = 64 * 1024;
+
     /** Room for two 64 KiB blocks. */
-    private final BlockCache cache = new BlockCache(2 * BlockCache.CHUNK_SIZE, "test");
+    private final BlockCache cache = new BlockCache(2 * BLOCK, "test");
     private SSTableReader file;
 
     @AfterEach
@@ -26,18 +28,23 @@ class BlockCacheTest {
         cache.close();
     }
 
-    /** A file of 64 KiB blocks, each one chunk. */
+    /** A file of 64 KiB blocks, sixteen chunks each. */
     private SSTableReader sixBlocks() throws Exception {
         Path path = dir.resolve("t.sst");
-        try (SSTableWriter writer = new SSTableWriter(path, FamilyDescriptor.of("f"), 6000)) {
-            for (int i = 0; i < 6000; i++) {
+        writeRows(path, FamilyDescriptor.of("f").withBlockSize(BLOCK), 6000);
+        file = SSTableReader.open(1, path, cache);
+        assertThat(file.blockCount()).isGreaterThanOrEqualTo(6);
+        return file;
+    }
+
+    /** A file of {@code rows} rows of one 50-byte cell each. */
+    private static void writeRows(Path path, FamilyDescriptor family, int rows) throws Exception {
+        try (SSTableWriter writer = new SSTableWriter(path, family, rows)) {
+            for (int i = 0; i < rows; i++) {
                 writer.add(Cell.put(String.format("row%06d", i), "f", "q", 1, "v".repeat(50)), i + 1);
             }
             writer.finish();
         }
-        file = SSTableReader.open(1, path, cache);
-        assertThat(file.blockCount()).isGreaterThanOrEqualTo(6);
-        return file;
     }
 
     private static byte[] contentOf(Block block) {
@@ -54,11 +61,12 @@ class BlockCacheTest {
         for (int i = 1; i < f.blockCount(); i++) {
             cache.get(f, i).release();
         }
-        assertThat(cache.bytes()).isLessThanOrEqualTo(2L * BlockCache.CHUNK_SIZE);
+        assertThat(cache.bytes()).isLessThanOrEqualTo(2L * BLOCK);
         assertThat(contentOf(pinned)).as("still the block's bytes after it was evicted").isEqualTo(expected);
         int inUse = cache.poolMetrics().chunksInUse();
         pinned.release();
-        assertThat(cache.poolMetrics().chunksInUse()).as("the last release recycles the chunk").isEqualTo(inUse - 1);
+        assertThat(cache.poolMetrics().chunksInUse()).as("the last release recycles the block's chunks")
+                .isEqualTo(inUse - BlockCache.charge(expected.length) / BlockCache.CHUNK_SIZE);
     }
 
     @Test
@@ -77,7 +85,7 @@ class BlockCacheTest {
     @Test
     void aFullPoolOfPinnedBlocksServesFromTheHeap() throws Exception {
         SSTableReader f = sixBlocks();
-        BlockCache tiny = new BlockCache(BlockCache.CHUNK_SIZE, "tiny");
+        BlockCache tiny = new BlockCache(BLOCK, "tiny");
         SSTableReader g = SSTableReader.open(2, f.path(), tiny);
         try {
             Block[] held = new Block[3];
@@ -96,10 +104,102 @@ class BlockCacheTest {
     }
 
     @Test
-    void defaultBlocksFitOneChunk() throws Exception {
-        SSTableReader f = sixBlocks();
-        for (int i = 0; i < f.blockCount(); i++) {
-            assertThat(f.loadDataBlock(i).length).isLessThanOrEqualTo(FamilyDescriptor.DEFAULT_BLOCK_SIZE);
+    void defaultBlocksAreChargedNoMoreThanTheirSize() throws Exception {
+        Path path = dir.resolve("small.sst");
+        writeRows(path, FamilyDescriptor.of("f"), 2000);
+        SSTableReader small = SSTableReader.open(3, path, cache);
+        try {
+            assertThat(small.blockCount()).isGreaterThan(5);
+            for (int i = 0; i < small.blockCount(); i++) {
+                int size = small.loadDataBlock(i).length;
+                assertThat(size).isLessThanOrEqualTo(FamilyDescriptor.DEFAULT_BLOCK_SIZE);
+                assertThat(BlockCache.charge(size)).isLessThanOrEqualTo(FamilyDescriptor.DEFAULT_BLOCK_SIZE)
+                        .isGreaterThanOrEqualTo(size).isLessThan(size + BlockCache.CHUNK_SIZE);
+            }
+        } finally {
+            small.release();
+        }
+    }
+
+    @Test
+    void blocksAreChargedTheirWholeChunksAndTheCacheNeverHoldsMore() throws Exception {
+        Path path = dir.resolve("small.sst");
+        writeRows(path, FamilyDescriptor.of("f").withBlockSize(4096), 6000);
+        SSTableReader small = SSTableReader.open(4, path, cache);
+        try {
+            for (int i = 0; i < small.blockCount(); i++) {
+                small.dataBlock(i).release();
+                assertThat(cache.bytes()).isLessThanOrEqualTo(2L * BLOCK);
+            }
+            assertThat(cache.poolMetrics().allocationFailures()).as("room is made before allocating").isZero();
+            // 128 KiB of cache holds eight 4 KiB blocks at a chunk each; the last eight are hits.
+            assertThat(cache.bytes()).isEqualTo(2L * BLOCK);
+            long misses = cache.misses();
+            int last = small.blockCount();
+            int held = (int) (2L * BLOCK / BlockCache.CHUNK_SIZE);
+            for (int i = last - held; i < last; i++) {
+                small.dataBlock(i).release();
+            }
+            assertThat(cache.misses()).isEqualTo(misses);
+            small.dataBlock(0).release();
+            assertThat(cache.misses()).isEqualTo(misses + 1);
+        } finally {
+            small.release();
+        }
+    }
+
+    @Test
+    void largeCachesAreShardedAndEachShardStillHoldsLargeBlocks() {
+        assertThat(cache.shardCount()).isEqualTo(1);
+        try (BlockCache big = new BlockCache(256L << 20, "big")) {
+            assertThat(big.shardCount()).isEqualTo(BlockCache.MAX_SHARDS);
+        }
+        try (BlockCache middle = new BlockCache(12L << 20, "middle")) {
+            assertThat(middle.shardCount()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void concurrentReadersOfEveryShardSeeTheFilesBytes() throws Exception {
+        Path path = dir.resolve("many.sst");
+        writeRows(path, FamilyDescriptor.of("f").withBlockSize(4096), 20000);
+        try (BlockCache sharded = new BlockCache(16L << 20, "sharded")) {
+            SSTableReader many = SSTableReader.open(5, path, sharded);
+            try {
+                byte[][] expected = new byte[many.blockCount()][];
+                for (int i = 0; i < expected.length; i++) {
+                    expected[i] = many.loadDataBlock(i);
+                }
+                java.util.List<Thread> readers = new java.util.ArrayList<>();
+                java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+                for (int t = 0; t < 4; t++) {
+                    int seed = t;
+                    readers.add(Thread.ofPlatform().start(() -> {
+                        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+                        try {
+                            for (int n = 0; n < 5000; n++) {
+                                int i = random.nextInt(expected.length);
+                                Block block = many.dataBlock(i);
+                                try {
+                                    assertThat(contentOf(block)).isEqualTo(expected[i]);
+                                } finally {
+                                    block.release();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    }));
+                }
+                for (Thread r : readers) {
+                    r.join();
+                }
+                assertThat(failure.get()).isNull();
+                assertThat(sharded.shardCount()).isEqualTo(4);
+                assertThat(sharded.hits()).isPositive();
+            } finally {
+                many.release();
+            }
         }
     }
 }

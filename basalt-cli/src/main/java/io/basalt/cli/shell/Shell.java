@@ -145,7 +145,7 @@ public final class Shell {
         out.println("""
                 Basalt shell commands (HBase shell syntax):
                   create 't', 'f1', 'f2'                      create a table (or {NAME => 'f', VERSIONS => 3, TTL => 60,
-                                                               BLOOMFILTER => 'NONE', BLOCKSIZE => 65536, COMPRESSION => 'LZ4'})
+                                                               BLOOMFILTER => 'NONE', BLOCKSIZE => 16384, COMPRESSION => 'LZ4'})
                   create 't', 'f', SPLITS => ['g', 'n']       pre-split into regions [,g) [g,n) [n,); or
                                                                {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' | 'UniformSplit'}
                   list                                        list tables
