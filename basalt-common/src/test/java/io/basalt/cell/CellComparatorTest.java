@@ -60,6 +60,7 @@ class CellComparatorTest {
         assertThat(Integer.signum(CMP.compare(a, b))).as("array cells").isEqualTo(expected);
         assertThat(Integer.signum(CMP.compare(encoded(a), encoded(b)))).as("encoded views").isEqualTo(expected);
         assertThat(Integer.signum(CMP.compare(a, encoded(b)))).as("mixed").isEqualTo(expected);
+        assertThat(Integer.signum(CMP.compare(encoded(a), b))).as("mixed, encoded first").isEqualTo(expected);
         assertThat(Integer.signum(encodedCompare(a, b))).as("raw encoded keys").isEqualTo(expected);
     }
 

@@ -67,9 +67,14 @@ final class BloomFilter {
 
     /** FNV-1a over the bytes, then a 64-bit finalizer so every input bit reaches every output bit. */
     static long hash(MemorySegment bytes) {
+        return hash(bytes, 0, bytes.byteSize());
+    }
+
+    /** {@link #hash(MemorySegment)} of {@code length} bytes at {@code offset}, without slicing. */
+    static long hash(MemorySegment segment, long offset, long length) {
         long h = 0xcbf29ce484222325L;
-        for (long i = 0; i < bytes.byteSize(); i++) {
-            h ^= bytes.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
+        for (long i = offset; i < offset + length; i++) {
+            h ^= segment.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
             h *= 0x100000001b3L;
         }
         h ^= h >>> 33;

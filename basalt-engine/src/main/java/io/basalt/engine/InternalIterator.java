@@ -28,6 +28,15 @@ interface InternalIterator extends AutoCloseable {
     /** Positions on the first entry at or after {@code key} in cell order. */
     void seek(Cell key);
 
+    /**
+     * {@link #seek} to a key after the current entry's key: a merge moves only the sources that
+     * are behind it. (A key equal to the current one could bring back newer writes of it already
+     * passed.)
+     */
+    default void seekForward(Cell key) {
+        seek(key);
+    }
+
     @Override
     default void close() {}
 }

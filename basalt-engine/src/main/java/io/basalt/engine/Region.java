@@ -94,7 +94,12 @@ final class Region {
         this.familyNames = Arrays.stream(familyNameBytes).map(MemorySegment::ofArray).toArray(MemorySegment[]::new);
         Map<String, List<SSTableReader>> all = new LinkedHashMap<>();
         descriptor.families().forEach(f -> all.put(f.name(), files.getOrDefault(f.name(), List.of())));
-        this.view = new View(new MemTable(), List.of(), all);
+        this.view = new View(newMemTable(), List.of(), all);
+    }
+
+    /** An empty memtable, its row filter sized for the store's flush size. */
+    private MemTable newMemTable() {
+        return new MemTable(store.options().memtableFlushSize());
     }
 
     /** The region's id (unique in the store; the manifest's and the row locks' key). */
@@ -716,11 +721,14 @@ final class Region {
      */
     private boolean collectSources(View v, byte[] row, NavigableMap<byte[], NavigableSet<byte[]>> columns,
                                    List<SSTableReader> retained, List<InternalIterator> sources) {
-        if (!v.active().isEmpty()) {
+        long rowHash = MemTable.rowHash(row);
+        if (v.active().mightContainRow(rowHash)) {
             sources.add(v.active().newIterator());
         }
         for (MemTable m : v.flushing()) {
-            sources.add(m.newIterator());
+            if (m.mightContainRow(rowHash)) {
+                sources.add(m.newIterator());
+            }
         }
         for (int i = 0; i < familyDescriptors.length; i++) {
             if (!columns.isEmpty() && !columns.containsKey(familyNameBytes[i])) {
@@ -824,7 +832,7 @@ final class Region {
         publish(v -> {
             List<MemTable> flushing = new ArrayList<>(v.flushing());
             flushing.add(frozen);
-            return new View(new MemTable(), flushing, v.files());
+            return new View(newMemTable(), flushing, v.files());
         }, false);
         return frozen;
     }
@@ -842,7 +850,7 @@ final class Region {
      * obsolete, and the view's references are dropped (readers that hold their own keep reading).
      */
     void closeRetired() {
-        publish(v -> new View(new MemTable(), List.of(), emptyFiles()), true);
+        publish(v -> new View(newMemTable(), List.of(), emptyFiles()), true);
     }
 
     /** Replaces a flushed memtable by its files. */
@@ -971,7 +979,7 @@ final class Region {
 
     /** Lets go of the view's files (store closing), deleting them when the table was dropped. */
     void close(boolean deleteFiles) {
-        publish(v -> new View(new MemTable(), List.of(), emptyFiles()), deleteFiles);
+        publish(v -> new View(newMemTable(), List.of(), emptyFiles()), deleteFiles);
     }
 
     private Map<String, List<SSTableReader>> emptyFiles() {

@@ -1,5 +1,7 @@
 package io.basalt.engine;
 
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.BasaltException;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.StoreOptions;
@@ -9,6 +11,7 @@ import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableNotFoundException;
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -741,19 +744,57 @@ final class Store implements Closeable {
         boolean keepFiles = false;
         try {
             var entries = frozen.iterator();
+            // Versions no reader can see any more are left out, by the rules compaction applies
+            // to a merge of some files (markers stay): a memtable holds every write since the last
+            // flush, and under Zipfian updates a hot column has thousands of versions that every
+            // read of it, and every compaction, would otherwise step through again.
+            long readPoint = readPoints.smallest();
+            long now = clock.getAsLong();
+            Map<String, Visibility> visibilities = new HashMap<>();
+            // The last family's name, writer and rules: rows interleave families, but a table
+            // usually has one, and naming it per cell (a String from its bytes) was a tenth of the
+            // flusher's time.
+            MemorySegment lastFamily = null;
+            String lastName = null;
+            SSTableWriter lastWriter = null; // made on the family's first kept cell
+            Visibility lastVisibility = null;
+            EncodedCell lastCell = null;
+            long dropped = 0;
             while (entries.hasNext()) {
                 MemTable.Entry entry = entries.next();
-                String family = new String(entry.cell().familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                SSTableWriter writer = writers.get(family);
-                if (writer == null) {
+                EncodedCell cell = (EncodedCell) entry.cell();
+                MemorySegment familyBytes = cell.family();
+                boolean sameFamily = lastFamily != null && Bytes.equals(familyBytes, 0, familyBytes.byteSize(),
+                        lastFamily, 0, lastFamily.byteSize());
+                if (!sameFamily) {
+                    String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
                     FamilyDescriptor descriptor = region.family(family);
-                    long number = manifest.reserveFileNumber();
-                    Path path = sstablePath(region.tableId(), family, number);
-                    ensureDirectory(path.getParent());
-                    writer = new SSTableWriter(path, descriptor, frozen.size(), disk, Disk.Purpose.FLUSH);
-                    writers.put(family, writer);
+                    lastFamily = familyBytes;
+                    lastName = family;
+                    lastWriter = writers.get(family);
+                    lastVisibility = visibilities.computeIfAbsent(family, f -> new Visibility(readPoint, descriptor, now));
                 }
-                writer.add(entry.cell(), entry.sequence());
+                if (!sameFamily || !Bytes.equals(cell.segment(), cell.rowOffset(), cell.rowLength(),
+                        lastCell.segment(), lastCell.rowOffset(), lastCell.rowLength())) {
+                    lastVisibility.reset(); // a new row, or a new family of the row
+                }
+                lastCell = cell;
+                if (lastVisibility.judge(cell, entry.sequence()) == Visibility.Verdict.DROP) {
+                    dropped++;
+                    continue;
+                }
+                if (lastWriter == null) {
+                    long number = manifest.reserveFileNumber();
+                    Path path = sstablePath(region.tableId(), lastName, number);
+                    ensureDirectory(path.getParent());
+                    lastWriter = new SSTableWriter(path, region.family(lastName), frozen.size(), disk,
+                            Disk.Purpose.FLUSH);
+                    writers.put(lastName, lastWriter);
+                }
+                lastWriter.add(cell, entry.sequence());
+            }
+            if (dropped > 0) {
+                LOG.debug("Flush of table {} left out {} versions no reader can see", region.label(), dropped);
             }
             List<ManifestEdit.Change> changes = new ArrayList<>();
             for (var e : writers.entrySet()) {

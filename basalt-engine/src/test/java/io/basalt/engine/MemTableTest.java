@@ -119,4 +119,69 @@ class MemTableTest {
         }
         assertThat(rows).isEqualTo(small);
     }
+
+    @Test
+    void theRowFilterKnowsEveryRowWrittenAndFewOthers() {
+        MemTable memtable = new MemTable(1L << 20);
+        assertThat(memtable.mightContainRow(MemTable.rowHash(bytes("anything")))).as("empty").isFalse();
+        for (int i = 0; i < 2000; i++) {
+            memtable.add(Cell.put("row" + i, "f", "q", 1, "v"), i + 1);
+        }
+        memtable.addAll(List.of(EncodedCell.decode(CellLayout.encode(Cell.put("multi", "f", "a", 1, "v")), 0),
+                EncodedCell.decode(CellLayout.encode(Cell.put("multi", "f", "b", 1, "v")), 0),
+                EncodedCell.decode(CellLayout.encode(Cell.put("other", "f", "a", 1, "v")), 0)), 5000);
+        for (int i = 0; i < 2000; i++) {
+            assertThat(memtable.mightContainRow(MemTable.rowHash(bytes("row" + i)))).isTrue();
+        }
+        assertThat(memtable.mightContainRow(MemTable.rowHash(bytes("multi")))).isTrue();
+        assertThat(memtable.mightContainRow(MemTable.rowHash(bytes("other")))).isTrue();
+        int falsePositives = 0;
+        for (int i = 0; i < 10_000; i++) {
+            if (memtable.mightContainRow(MemTable.rowHash(bytes("absent" + i)))) {
+                falsePositives++;
+            }
+        }
+        // 2,003 rows in 65,536 bits with two probes: about 0.1% expected
+        assertThat(falsePositives).isLessThan(100);
+    }
+
+    /**
+     * A reader that learns a row was written (the writer's acknowledgement) must find it through
+     * the filter: the bits are set before the entry is added, under the memtable's lock.
+     */
+    @Test
+    void aRowWrittenBeforeAReaderLooksIsAlwaysFound() throws Exception {
+        MemTable memtable = new MemTable(64L << 10); // a small filter, shared by many rows
+        int rows = 20_000;
+        java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<String> missed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < rows; i++) {
+                memtable.add(Cell.put("w" + i, "f", "q", 1, "v"), i + 1);
+                written.set(i + 1); // the acknowledgement
+            }
+        });
+        List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            int seed = r;
+            readers.add(Thread.ofPlatform().start(() -> {
+                Random random = new Random(seed);
+                while (written.get() < rows && missed.get() == null) {
+                    int done = written.get();
+                    if (done == 0) {
+                        continue;
+                    }
+                    int i = random.nextInt(done);
+                    if (!memtable.mightContainRow(MemTable.rowHash(bytes("w" + i)))) {
+                        missed.set("w" + i);
+                    }
+                }
+            }));
+        }
+        writer.join();
+        for (Thread t : readers) {
+            t.join();
+        }
+        assertThat(missed.get()).as("a written row the filter denied").isNull();
+    }
 }

@@ -71,6 +71,9 @@ class RegionTest {
     }
 
     private Set<String> sstables() throws Exception {
+        if (!Files.exists(dir.resolve("tables"))) {
+            return new TreeSet<>(); // no flush ever wrote a file (a flush leaves out expired cells)
+        }
         try (Stream<Path> walk = Files.walk(dir.resolve("tables"))) {
             return new TreeSet<>(walk.filter(p -> p.toString().endsWith(".sst")).map(p -> p.getFileName().toString())
                     .toList());
