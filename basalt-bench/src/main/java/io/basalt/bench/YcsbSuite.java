@@ -25,12 +25,13 @@ import org.apache.commons.math3.distribution.TDistribution;
  *
  * <p>Parameters ({@code -p NAME=VALUE}): {@code records} (default 1,000,000; quick 50,000),
  * {@code seconds} measured per workload (30; quick 2), {@code warmup} seconds before each (5;
- * quick 0), {@code impl} (basalt,rocksdb,server) and {@code threads} (1,8).
+ * quick 0), {@code impl} (basalt,rocksdb,server), {@code threads} (1,8) and {@code phases}
+ * (load,A,B,C,F,D,E; load always runs).
  */
 final class YcsbSuite {
 
     /** Everything a run is set up with. */
-    record Settings(long records, int seconds, int warmup, List<String> impls, int[] threads) {
+    record Settings(long records, int seconds, int warmup, List<String> impls, int[] threads, List<String> phases) {
 
         static Settings of(boolean quick, List<String> params) {
             long records = quick ? 50_000 : 1_000_000;
@@ -38,6 +39,7 @@ final class YcsbSuite {
             int warmup = quick ? 0 : 5;
             List<String> impls = List.of("basalt", "rocksdb", "server");
             int[] threads = {1, 8};
+            List<String> phases = YcsbCell.PHASES;
             for (String param : params) {
                 int eq = param.indexOf('=');
                 if (eq < 1 || eq == param.length() - 1) {
@@ -51,14 +53,21 @@ final class YcsbSuite {
                     case "warmup" -> warmup = Integer.parseInt(value);
                     case "impl" -> impls = List.of(value.split(","));
                     case "threads" -> threads = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
+                    case "phases" -> phases = List.of(value.split(","));
                     default -> throw new IllegalArgumentException("the ycsb suite has no parameter '" + name
-                            + "'; it takes records, seconds, warmup, impl and threads");
+                            + "'; it takes records, seconds, warmup, impl, threads and phases");
                 }
             }
             if (quick && records > 50_000) {
                 throw new IllegalArgumentException("--quick runs at most 50,000 records");
             }
-            return new Settings(records, seconds, warmup, impls, threads);
+            for (String phase : phases) {
+                if (!YcsbCell.PHASES.contains(phase)) {
+                    throw new IllegalArgumentException("phases: no phase '" + phase + "'; the phases are "
+                            + YcsbCell.PHASES);
+                }
+            }
+            return new Settings(records, seconds, warmup, impls, threads, phases);
         }
     }
 
@@ -81,7 +90,8 @@ final class YcsbSuite {
                             YcsbCell.class.getName(), "--impl", impl, "--threads", String.valueOf(threads),
                             "--records", String.valueOf(settings.records()), "--seconds",
                             String.valueOf(settings.seconds()), "--warmup", String.valueOf(settings.warmup()),
-                            "--dir", cell.toString(), "--out", out.toString()));
+                            "--phases", String.join(",", settings.phases()), "--dir", cell.toString(),
+                            "--out", out.toString()));
                     Process child = new ProcessBuilder(command).inheritIO().start();
                     if (!child.waitFor(2, TimeUnit.HOURS)) {
                         child.destroyForcibly();
@@ -106,6 +116,7 @@ final class YcsbSuite {
         stdout.println("Suite ycsb" + (quick ? " (quick run: numbers are not for quoting)" : "") + ", "
                 + String.format(Locale.ROOT, "%,d", settings.records()) + " records of 10 x 100 bytes");
         stdout.print(results.latencyTable());
+        stdout.print(results.steadinessTable());
         stdout.print(results.storageTable());
         stdout.println("Per-second throughput, files and bytes on disk: " + series.toAbsolutePath());
         return results.rows(settings);
@@ -240,6 +251,37 @@ final class YcsbSuite {
             for (String[] l : latency) {
                 out.append(String.format(Locale.ROOT, "%-8s %7s %-5s %-7s %,11d %9s %9s %9s %9s%n", l[1], l[2], l[3],
                         l[4], Long.parseLong(l[5]), l[6], l[7], l[8], l[9]));
+            }
+            return out.toString();
+        }
+
+        /**
+         * Per phase, the median and the worst of its whole seconds (warm-up included, the last
+         * partial second left out) and how far the worst fell below the median: the issue's "no
+         * workload drops by more than 2x while a compaction runs", with the files on disk at the
+         * worst second and the most and fewest files seen (a compaction shows as their fall).
+         */
+        String steadinessTable() {
+            Map<String, List<String[]>> byPhase = new LinkedHashMap<>();
+            for (String[] s : series) {
+                byPhase.computeIfAbsent(s[1] + "\t" + s[2] + "\t" + s[3], k -> new ArrayList<>()).add(s);
+            }
+            StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%n%-8s %7s %-5s %12s %12s %7s %13s%n",
+                    "impl", "threads", "phase", "median/s", "worst s", "drop", "files min-max"));
+            for (Map.Entry<String, List<String[]>> e : byPhase.entrySet()) {
+                List<String[]> points = e.getValue();
+                if (points.size() < 3) {
+                    continue;
+                }
+                List<String[]> whole = points.subList(0, points.size() - 1);
+                long[] ops = whole.stream().mapToLong(p -> Long.parseLong(p[5])).sorted().toArray();
+                long median = ops[ops.length / 2];
+                long worst = ops[0];
+                long fewest = whole.stream().mapToLong(p -> Long.parseLong(p[6])).min().orElse(0);
+                long most = whole.stream().mapToLong(p -> Long.parseLong(p[6])).max().orElse(0);
+                String[] key = e.getKey().split("\t");
+                out.append(String.format(Locale.ROOT, "%-8s %7s %-5s %,12d %,12d %6.1fx %6d-%-6d%n", key[0], key[1], key[2],
+                        median, worst, worst == 0 ? Double.POSITIVE_INFINITY : (double) median / worst, fewest, most));
             }
             return out.toString();
         }

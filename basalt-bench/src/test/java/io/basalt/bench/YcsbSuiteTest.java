@@ -79,4 +79,16 @@ class YcsbSuiteTest {
         // n = 2, s = 1.414..: t(0.9995, 1) = 636.62, half-width = 636.62 * 1.414 / 1.414
         assertThat(YcsbSuite.error(new double[] {1, 3})).isCloseTo(636.62, org.assertj.core.data.Offset.offset(0.01));
     }
+
+    @Test
+    void theSteadinessTableComparesTheWorstSecondWithTheMedian() {
+        List<String> lines = List.of(
+                "series\tbasalt\t8\tA\t1\t1000\t10\t1",
+                "series\tbasalt\t8\tA\t2\t1100\t12\t1",
+                "series\tbasalt\t8\tA\t3\t250\t6\t1",
+                "series\tbasalt\t8\tA\t4\t1050\t6\t1",
+                "series\tbasalt\t8\tA\t5\t10\t6\t1"); // the last, partial second: left out
+        String table = YcsbSuite.Results.parse(lines).steadinessTable();
+        assertThat(table).contains("basalt", "1,050", "250", "4.2x", "6-12");
+    }
 }

@@ -26,6 +26,7 @@ final class YcsbCommand implements Callable<Integer> {
 
     static final String CLIENT = "site.ycsb.Client";
     static final String BINDING = "io.basalt.ycsb.BasaltDB";
+    static final String LOGGING = "basalt-ycsb-logback.xml";
 
     @Parameters(index = "0", paramLabel = "load|run", description = "load inserts the records; run runs the workload.")
     private String phase;
@@ -52,8 +53,11 @@ final class YcsbCommand implements Callable<Integer> {
             throw new IllegalStateException("the YCSB binding is not built (" + target
                     + " has no classes/ and lib/); run ./basalt again to build it");
         }
+        // The module's logging configuration has its own name, so that the benchmark suites, which
+        // have basalt-ycsb on their class path, keep their own logback.xml without a warning.
         List<String> command = new ArrayList<>(List.of(SourceTree.java(), "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp",
+                "--sun-misc-unsafe-memory-access=allow",
+                "-Dlogback.configurationFile=" + target.resolve("classes").resolve(LOGGING), "-cp",
                 target.resolve("classes") + java.io.File.pathSeparator + target.resolve("lib").resolve("*"),
                 CLIENT, "-db", BINDING, mode));
         for (int i = 0; i < arguments.size(); i++) {

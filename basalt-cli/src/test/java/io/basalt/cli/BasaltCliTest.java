@@ -146,6 +146,8 @@ class BasaltCliTest {
 
         YcsbCommand load = new YcsbCommand();
         new CommandLine(load).parseArgs("load", "-P", "workloada", "-p", "basalt.uri=/tmp/x", "-threads", "4");
+        assertThat(load.javaCommand(root, here)).contains("-Dlogback.configurationFile="
+                + root.resolve("basalt-ycsb/target/classes").resolve(YcsbCommand.LOGGING));
         assertThat(load.javaCommand(root, here)).containsSubsequence(YcsbCommand.CLIENT, "-db", YcsbCommand.BINDING,
                 "-load", "-P", root.resolve("basalt-ycsb/workloads/workloada").toString(), "-p", "basalt.uri=/tmp/x",
                 "-threads", "4");

@@ -63,6 +63,14 @@ public final class YcsbCell implements Callable<Integer> {
     @Option(names = "--warmup", required = true, description = "Unmeasured seconds before each workload's measurement.")
     int warmup;
 
+    @Option(names = "--phases", split = ",", description = "The phases to run, a subset of load,A,B,C,F,D,E in that"
+            + " order (default all); load always runs first.")
+    List<String> phases = PHASES;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "A binding property on top of the cell's"
+            + " (repeatable), e.g. basalt.blocksize=16384, for experiments.")
+    List<String> extra = new ArrayList<>();
+
     @Option(names = "--dir", required = true)
     Path dir;
 
@@ -107,6 +115,13 @@ public final class YcsbCell implements Callable<Integer> {
             }
             default -> throw new IllegalArgumentException("unknown impl '" + impl + "': basalt, rocksdb or server");
         }
+        for (String kv : extra) {
+            int eq = kv.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("--set " + kv + ": expected KEY=VALUE");
+            }
+            binding.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
+        }
         long ioPid = server == null ? ProcessHandle.current().pid() : server.pid();
         List<String> lines = new ArrayList<>();
         try {
@@ -120,6 +135,9 @@ public final class YcsbCell implements Callable<Integer> {
                 long logicalWritten = 0;
                 long liveRecords = records;
                 for (String phase : PHASES) {
+                    if (!phase.equals("load") && !phases.contains(phase)) {
+                        continue;
+                    }
                     Phase result = run(phase, binding, data);
                     logicalWritten += result.bytesWritten;
                     if (phase.equals("D") || phase.equals("E")) {
