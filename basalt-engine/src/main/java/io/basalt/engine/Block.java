@@ -59,41 +59,32 @@ interface Block {
         }
     }
 
-    /**
-     * Content on the heap, for a block the cache could not (or need not) keep: the first
-     * {@code length} bytes of {@code content}.
-     */
-    record Heap(byte[] content, int length) implements Block {
+    /** Content on the heap, for a block the cache could not (or need not) keep. */
+    record Heap(byte[] content) implements Block {
         private static final java.lang.foreign.ValueLayout.OfInt U32 = RecordLogLayout.U32;
-
-        Heap(byte[] content) {
-            this(content, content.length);
-        }
 
         @Override
         public int size() {
-            return length;
+            return content.length;
         }
 
         @Override
         public byte getByte(int index) {
-            java.util.Objects.checkIndex(index, length);
             return content[index];
         }
 
         @Override
         public int getInt(int index) {
-            return MemorySegment.ofArray(content).asSlice(0, length).get(U32, index);
+            return MemorySegment.ofArray(content).get(U32, index);
         }
 
         @Override
         public long getLong(int index) {
-            return MemorySegment.ofArray(content).asSlice(0, length).get(RecordLogLayout.U64, index);
+            return MemorySegment.ofArray(content).get(RecordLogLayout.U64, index);
         }
 
         @Override
         public void copyTo(int index, byte[] dst, int dstOffset, int length) {
-            java.util.Objects.checkFromIndexSize(index, length, this.length);
             System.arraycopy(content, index, dst, dstOffset, length);
         }
 

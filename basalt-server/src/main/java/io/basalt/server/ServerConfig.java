@@ -61,14 +61,16 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
-            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize");
+            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
+            "compactionTrigger", "writeStallFiles");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
-     * {@code walSegmentSize}, {@code memtableMemoryLimit} not below {@code memtableFlushSize}):
-     * a file's are applied first, so a file that sets both is checked as written.
+     * {@code walSegmentSize}, {@code memtableMemoryLimit} not below {@code memtableFlushSize},
+     * {@code compactionTrigger} below {@code writeStallFiles}): a file's are applied first, so a
+     * file that sets both is checked as written.
      */
-    private static final List<String> APPLIED_FIRST = List.of("walSegmentSize", "memtableFlushSize");
+    private static final List<String> APPLIED_FIRST = List.of("walSegmentSize", "memtableFlushSize", "writeStallFiles");
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -147,7 +149,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
-     * backgroundRetryBackoffMillis, regionSplitSize} (see {@link StoreOptions}). Keys under
+     * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
@@ -256,6 +258,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "backgroundRetryBackoffMillis" -> store(store.withBackgroundRetries(store.backgroundRetries(),
                         Duration.ofMillis(Long.parseLong(v))));
                 case "regionSplitSize" -> store(store.withRegionSplitSize(Long.parseLong(v)));
+                case "compactionTrigger" -> store(store.withCompaction(Integer.parseInt(v), store.writeStallFiles()));
+                case "writeStallFiles" -> store(store.withCompaction(store.compactionTrigger(), Integer.parseInt(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }

@@ -35,6 +35,8 @@ class ServerConfigTest {
                 backgroundRetries = 2
                 backgroundRetryBackoffMillis = 250
                 regionSplitSize = 0
+                compactionTrigger = 30
+                writeStallFiles = 40
                 maxConnections = 7
                 """);
         assertThat(c.store().durability()).isEqualTo(Durability.ASYNC);
@@ -46,7 +48,12 @@ class ServerConfigTest {
         assertThat(c.store().backgroundRetries()).isEqualTo(2);
         assertThat(c.store().backgroundRetryBackoff()).isEqualTo(Duration.ofMillis(250));
         assertThat(c.store().regionSplitSize()).isZero();
+        assertThat(c.store().compactionTrigger()).isEqualTo(30);
+        assertThat(c.store().writeStallFiles()).isEqualTo(40);
         assertThat(c.maxConnections()).isEqualTo(7);
+        // a trigger at or past the stall count (default 20) is refused, naming both
+        assertThatThrownBy(() -> load("compactionTrigger = 20\n")).hasMessageContaining("compactionTrigger")
+                .hasMessageContaining("writeStallFiles");
     }
 
     /**
