@@ -28,6 +28,35 @@ class BytesTest {
         }
     }
 
+    /**
+     * Ranges that share a prefix of any length, on both sides of {@link Bytes#SHORT_COMPARE}
+     * (random arrays almost never share more than a byte), at unaligned offsets: the word-at-a-time
+     * path must agree with the JDK's comparison wherever the first difference falls.
+     */
+    @Property(tries = 2000)
+    void sharedPrefixesOfEveryLengthAgree(@ForAll @Size(max = 150) byte[] a,
+                                          @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 160) int cut,
+                                          @ForAll byte replacement,
+                                          @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 7) int offset,
+                                          @ForAll boolean truncate) {
+        byte[] b = a.clone();
+        if (truncate) {
+            b = java.util.Arrays.copyOf(a, Math.min(a.length, cut));
+        } else if (cut < b.length) {
+            b[cut] = replacement;
+        }
+        int expected = Integer.signum(java.util.Arrays.compareUnsigned(a, b));
+        byte[] shiftedA = new byte[a.length + offset];
+        System.arraycopy(a, 0, shiftedA, offset, a.length);
+        byte[] shiftedB = new byte[b.length + 7 - offset];
+        System.arraycopy(b, 0, shiftedB, 7 - offset, b.length);
+        MemorySegment sa = MemorySegment.ofArray(shiftedA);
+        MemorySegment sb = MemorySegment.ofArray(shiftedB);
+        assertThat(Integer.signum(Bytes.compare(sa, offset, a.length, sb, 7 - offset, b.length))).isEqualTo(expected);
+        assertThat(Integer.signum(Bytes.compare(sb, 7 - offset, b.length, sa, offset, a.length))).isEqualTo(-expected);
+        assertThat(Bytes.equals(sa, offset, a.length, sb, 7 - offset, b.length)).isEqualTo(expected == 0);
+    }
+
     @Property
     void comparesSubRangesOnly(@ForAll @Size(min = 4, max = 40) byte[] a) {
         byte[] shifted = new byte[a.length + 3];

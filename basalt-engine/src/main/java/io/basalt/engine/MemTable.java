@@ -7,46 +7,45 @@ import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A table's recent writes in memory, sorted: a concurrent skip list of encoded cells tagged with
- * their sequence numbers. Writers insert without a table-wide lock (the row lock orders writes to
- * one row); readers iterate concurrently and filter by their MVCC read point.
+ * A table's recent writes in memory, sorted: a concurrent skip list with one node per column
+ * (row, family, qualifier), each holding that column's versions, encoded cells tagged with their
+ * sequence numbers, as a list in cell order. Writers insert without a table-wide lock (the row
+ * lock orders writes to one row); readers iterate concurrently and filter by their MVCC read point.
  *
  * <p>Two writes of the same cell key (same row, column, timestamp and type) are both kept, newest
- * sequence first; readers take the newest they may see.
+ * sequence first; readers take the newest they may see. A second add of the same cell key with the
+ * same sequence is ignored.
+ *
+ * <p><b>Why a node per column.</b> Under YCSB's Zipfian updates the hottest rows take thousands
+ * of writes per memtable, one version each. With one skip-list entry per version, a get that had
+ * read a column's newest version had to descend the skip list again to get past the others (~20
+ * comparisons of cells that share row, family and qualifier): a quarter of a read-only run's time
+ * after updates. Here, leaving a column is one step to the next node, and a new version of an
+ * existing column is linked in without a skip-list insert.
  */
 final class MemTable {
 
-    /** Bytes charged per entry on top of its encoding: skip-list node, entry and array headers. */
-    static final int ENTRY_OVERHEAD = 96;
-
-    /**
-     * A cell in the memtable, with the first eight bytes of its row.
-     *
-     * <p>Why the row prefix: an insert into a skip list of a few hundred thousand entries makes
-     * ~20 comparisons, and reaching the row through the cell (entry, cell, segment, array, bytes)
-     * is four dependent loads that miss the cache for every node visited; profiles of the
-     * {@code engine} load put 70% of the time in those comparisons. The prefix, a field of the
-     * entry itself, decides every comparison between rows that differ in their first eight bytes
-     * (RocksDB's {@code InlineSkipList} keeps its keys in the node for the same reason).
-     */
+    /** A version in the memtable: a cell, the sequence of the write that stored it, and the next version. */
     static final class Entry {
         private final Cell cell;
         private final long sequence;
-        /** The row's first eight bytes, big-endian, zero-padded: unsigned order is row order. */
-        private final long rowPrefix;
+        /** The column's next (older, in cell order) version; set before publication, then by CAS. */
+        private volatile Entry next;
 
         Entry(Cell cell, long sequence) {
             this.cell = cell;
             this.sequence = sequence;
-            this.rowPrefix = rowPrefix(cell);
         }
 
         Cell cell() {
@@ -55,6 +54,99 @@ final class MemTable {
 
         long sequence() {
             return sequence;
+        }
+    }
+
+    /**
+     * A column's place in the skip list: its row prefix and row, family and qualifier. {@link
+     * Column}s are the nodes; a {@link Probe} is a key sought.
+     *
+     * <p>Why the row prefix: an insert into a skip list of a few hundred thousand entries makes
+     * ~20 comparisons, and reaching the row through the cell (entry, cell, segment, array, bytes)
+     * is four dependent loads that miss the cache for every node visited; profiles of the
+     * {@code engine} load put 70% of the time in those comparisons. The prefix, a field of the
+     * key itself, decides every comparison between rows that differ in their first eight bytes
+     * (RocksDB's {@code InlineSkipList} keeps its keys in the node for the same reason).
+     */
+    abstract static sealed class ColumnKey permits Column, Probe {
+        /** The row's first eight bytes, big-endian, zero-padded: unsigned order is row order. */
+        final long rowPrefix;
+
+        ColumnKey(Cell cell) {
+            this.rowPrefix = rowPrefix(cell);
+        }
+
+        abstract Cell cell();
+    }
+
+    /** A column with at least one version here. */
+    static final class Column extends ColumnKey {
+        private final EncodedCell cell;
+        /** The newest version in cell order; never null once the column is in the skip list. */
+        private volatile Entry head;
+
+        Column(Entry first) {
+            super(first.cell);
+            this.cell = (EncodedCell) first.cell;
+            this.head = first;
+        }
+
+        @Override
+        Cell cell() {
+            return cell;
+        }
+
+        /**
+         * Links {@code entry} in at its place in cell order (usually the head: a new write has
+         * the newest timestamp and sequence); false when an entry with its key and sequence is
+         * already here. Lock-free: concurrent inserts into one column retry on a lost CAS, and
+         * readers walking the list see each entry whole or not at all.
+         */
+        boolean insert(Entry entry) {
+            while (true) {
+                Entry previous = null;
+                Entry at = head;
+                int c = 0;
+                while (at != null && (c = VERSION_ORDER.compare(at, entry)) < 0) {
+                    previous = at;
+                    at = at.next;
+                }
+                if (at != null && c == 0) {
+                    return false;
+                }
+                entry.next = at;
+                if (previous == null ? HEAD.compareAndSet(this, at, entry) : NEXT.compareAndSet(previous, at, entry)) {
+                    return true;
+                }
+            }
+        }
+    }
+
+    /** A key sought: any cell, of which only row, family and qualifier count. */
+    static final class Probe extends ColumnKey {
+        private final Cell cell;
+
+        Probe(Cell cell) {
+            super(cell);
+            this.cell = cell;
+        }
+
+        @Override
+        Cell cell() {
+            return cell;
+        }
+    }
+
+    private static final VarHandle HEAD;
+    private static final VarHandle NEXT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(Column.class, "head", Entry.class);
+            NEXT = lookup.findVarHandle(Entry.class, "next", Entry.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
@@ -89,13 +181,58 @@ final class MemTable {
         return prefix;
     }
 
-    static final Comparator<Entry> ORDER = (a, b) -> {
+    /** Columns in row, family, qualifier order; timestamps and types do not count. */
+    static final Comparator<ColumnKey> COLUMN_ORDER = (a, b) -> {
         if (a.rowPrefix != b.rowPrefix) {
             return Long.compareUnsigned(a.rowPrefix, b.rowPrefix);
         }
+        return compareColumns(a.cell(), b.cell());
+    };
+
+    /** Versions of one column: cell order (timestamp, then type), newest sequence first. */
+    static final Comparator<Entry> VERSION_ORDER = (a, b) -> {
         int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
         return c != 0 ? c : Long.compare(b.sequence, a.sequence);
     };
+
+    /** Compares the row, family and qualifier of two cells. */
+    static int compareColumns(Cell a, Cell b) {
+        if (a instanceof EncodedCell x) {
+            return compareEncodedColumn(x, b);
+        }
+        if (b instanceof EncodedCell y) {
+            return -compareEncodedColumn(y, a);
+        }
+        int c = Bytes.compare(a.row(), b.row());
+        if (c == 0) {
+            c = Bytes.compare(a.family(), b.family());
+        }
+        return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
+    }
+
+    private static int compareEncodedColumn(EncodedCell x, Cell b) {
+        MemorySegment s = x.segment();
+        if (b instanceof EncodedCell y) {
+            MemorySegment t = y.segment();
+            int c = Bytes.compare(s, x.rowOffset(), x.rowLength(), t, y.rowOffset(), y.rowLength());
+            if (c == 0) {
+                c = Bytes.compare(s, x.familyOffset(), x.familyLength(), t, y.familyOffset(), y.familyLength());
+            }
+            return c != 0 ? c
+                    : Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), t, y.qualifierOffset(), y.qualifierLength());
+        }
+        MemorySegment row = b.row();
+        int c = Bytes.compare(s, x.rowOffset(), x.rowLength(), row, 0, row.byteSize());
+        if (c == 0) {
+            MemorySegment family = b.family();
+            c = Bytes.compare(s, x.familyOffset(), x.familyLength(), family, 0, family.byteSize());
+        }
+        if (c == 0) {
+            MemorySegment qualifier = b.qualifier();
+            c = Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), qualifier, 0, qualifier.byteSize());
+        }
+        return c;
+    }
 
     /**
      * The rows written here, as a bloom filter of two probes over {@code 2^rowFilterBits} bits,
@@ -113,8 +250,14 @@ final class MemTable {
     /** Bits of the row filter per byte of memtable flush size, as a power of two: 1 bit per 16 bytes. */
     static final int ROW_FILTER_BYTES_PER_BIT_LOG2 = 4;
 
-    private final ConcurrentSkipListSet<Entry> entries = new ConcurrentSkipListSet<>(ORDER);
+    private final ConcurrentSkipListMap<ColumnKey, Column> columns = new ConcurrentSkipListMap<>(COLUMN_ORDER);
     private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong versions = new AtomicLong();
+
+    /** Bytes charged per version on top of its encoding: the entry and the cell's view of its slab. */
+    static final int ENTRY_OVERHEAD = 80;
+    /** Bytes charged per column on top of its first version: the skip-list nodes and the column. */
+    static final int COLUMN_OVERHEAD = 64;
     private volatile long smallestSequence = Long.MAX_VALUE;
     private volatile long largestSequence;
 
@@ -186,8 +329,21 @@ final class MemTable {
             noteRow(copy);
             noteSequence(sequence);
         }
-        entries.add(new Entry(copy, sequence));
-        bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD);
+        bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD + insert(new Entry(copy, sequence)));
+    }
+
+    /** Inserts an entry; returns the bytes its column costs when it is the column's first. */
+    private long insert(Entry entry) {
+        Column fresh = new Column(entry);
+        Column existing = columns.putIfAbsent(fresh, fresh);
+        if (existing == null) {
+            versions.incrementAndGet();
+            return COLUMN_OVERHEAD;
+        }
+        if (existing.insert(entry)) {
+            versions.incrementAndGet();
+        }
+        return 0;
     }
 
     /** Adds the cells of one write (one sequence number), copied into the memtable's slabs. */
@@ -205,7 +361,7 @@ final class MemTable {
             noteSequence(sequence);
         }
         for (EncodedCell copy : copies) {
-            entries.add(new Entry(copy, sequence));
+            total += insert(new Entry(copy, sequence));
         }
         bytes.addAndGet(total);
     }
@@ -258,11 +414,12 @@ final class MemTable {
     }
 
     boolean isEmpty() {
-        return entries.isEmpty();
+        return columns.isEmpty();
     }
 
+    /** The number of versions held (each cell added once counts once). */
     int size() {
-        return entries.size();
+        return (int) Math.min(Integer.MAX_VALUE, versions.get());
     }
 
     /** The lowest sequence number in this memtable, or {@link Long#MAX_VALUE} when empty. */
@@ -277,7 +434,23 @@ final class MemTable {
 
     /** Every entry in order; for flushing. */
     Iterator<Entry> iterator() {
-        return entries.iterator();
+        Cursor cursor = new Cursor(columns);
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return cursor.valid();
+            }
+
+            @Override
+            public Entry next() {
+                if (!cursor.valid()) {
+                    throw new NoSuchElementException();
+                }
+                Entry entry = cursor.current;
+                cursor.next();
+                return entry;
+            }
+        };
     }
 
     /**
@@ -285,46 +458,45 @@ final class MemTable {
      * bound means the last row.
      */
     byte[] rowBefore(byte[] bound) {
-        Entry entry = bound == null ? (entries.isEmpty() ? null : lastOrNull())
-                : entries.lower(new Entry(SeekKey.firstOnRow(bound), Long.MAX_VALUE));
-        return entry == null ? null : entry.cell().rowBytes();
-    }
-
-    private Entry lastOrNull() {
-        try {
-            return entries.last();
-        } catch (java.util.NoSuchElementException e) {
-            return null;
-        }
+        var entry = bound == null ? columns.lastEntry() : columns.lowerEntry(new Probe(SeekKey.firstOnRow(bound)));
+        return entry == null ? null : entry.getValue().cell.rowBytes();
     }
 
     /** An iterator over the memtable as it is now and as it changes. */
     InternalIterator newIterator() {
-        return new Cursor(entries);
+        return new Cursor(columns);
     }
 
     /**
-     * Walks the entries; positions itself on the first when first asked, so that one created only
-     * to {@link #seek} (every get) never builds an iterator from the start.
+     * Walks the columns and each one's versions; positions itself on the first when first asked,
+     * so that one created only to {@link #seek} (every get) never builds an iterator from the start.
      */
     private static final class Cursor implements InternalIterator {
-        private final ConcurrentSkipListSet<Entry> entries;
-        private Iterator<Entry> it;
+        private final ConcurrentSkipListMap<ColumnKey, Column> columns;
+        /** The columns after {@link #column}. */
+        private Iterator<Column> it;
+        private Column column;
         private Entry current;
 
-        Cursor(ConcurrentSkipListSet<Entry> entries) {
-            this.entries = entries;
+        Cursor(ConcurrentSkipListMap<ColumnKey, Column> columns) {
+            this.columns = columns;
         }
 
         private void ensurePositioned() {
             if (it == null) {
-                it = entries.iterator();
-                advance();
+                it = columns.values().iterator();
+                nextColumn();
             }
         }
 
-        private void advance() {
-            current = it.hasNext() ? it.next() : null;
+        private void nextColumn() {
+            if (it.hasNext()) {
+                column = it.next();
+                current = column.head;
+            } else {
+                column = null;
+                current = null;
+            }
         }
 
         @Override
@@ -348,13 +520,63 @@ final class MemTable {
         @Override
         public void next() {
             ensurePositioned();
-            advance();
+            if (current != null) {
+                current = current.next;
+                if (current == null) {
+                    nextColumn();
+                }
+            }
         }
 
         @Override
         public void seek(Cell key) {
-            it = entries.tailSet(new Entry(key, Long.MAX_VALUE), true).iterator();
-            advance();
+            it = columns.tailMap(new Probe(key), true).values().iterator();
+            nextColumn();
+            if (column != null && compareColumns(column.cell, key) == 0) {
+                versionAtOrAfter(key);
+            }
+        }
+
+        /** Moves along the current column to its first version at or after {@code key}. */
+        private void versionAtOrAfter(Cell key) {
+            while (current != null && CellComparator.INSTANCE.compare(current.cell, key) < 0) {
+                current = current.next;
+            }
+            if (current == null) {
+                nextColumn();
+            }
+        }
+
+        /**
+         * Steps to {@code key} when its column is at most {@link SSTableIterator#STEPS_BEFORE_SEEK}
+         * columns ahead (a column's remaining versions are passed in one step), else descends the
+         * skip list: a step is one pointer, a descent ~20 comparisons.
+         */
+        @Override
+        public void seekForward(Cell key) {
+            if (it == null || current == null) {
+                seek(key);
+                return;
+            }
+            for (int i = 0; i < SSTableIterator.STEPS_BEFORE_SEEK; i++) {
+                int c = compareColumns(column.cell, key);
+                if (c > 0) {
+                    return;
+                }
+                if (c == 0) {
+                    versionAtOrAfter(key);
+                    return;
+                }
+                nextColumn();
+                if (current == null) {
+                    return;
+                }
+            }
+            if (compareColumns(column.cell, key) < 0) {
+                seek(key);
+            } else if (compareColumns(column.cell, key) == 0) {
+                versionAtOrAfter(key);
+            }
         }
     }
 }

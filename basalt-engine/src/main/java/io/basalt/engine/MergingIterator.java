@@ -140,7 +140,7 @@ final class MergingIterator implements InternalIterator {
         }
         for (int i = 0; i < count; i++) {
             InternalIterator source = moved[i];
-            source.seek(key);
+            source.seekForward(key); // each is behind key: its top compared below it
             if (source.valid()) {
                 heap[size] = source;
                 siftUp(size++);

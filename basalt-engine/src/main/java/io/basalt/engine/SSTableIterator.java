@@ -266,6 +266,38 @@ final class SSTableIterator implements InternalIterator {
         }
     }
 
+    /** Entries {@link #seekForward} steps over before it searches the index instead. */
+    static final int STEPS_BEFORE_SEEK = 4;
+
+    /**
+     * Steps to {@code cell} when it is a few entries ahead, else {@link #seek}s.
+     *
+     * <p>Why: a get that has read a column's newest version moves every source past the rest of
+     * the column; in a file that is usually the next entry or two (flushes and compactions keep
+     * few versions), while a seek searches the whole index and then the block's restarts. The
+     * profile of a read-only YCSB run after updates had a third of its time in those seeks.
+     */
+    @Override
+    public void seekForward(Cell cell) {
+        if (!positioned || !valid || block == null) {
+            seek(cell);
+            return;
+        }
+        MemorySegment target = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(cell));
+        for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
+            if (compareCurrent(target) >= 0) {
+                return;
+            }
+            next();
+            if (!valid) {
+                return;
+            }
+        }
+        if (compareCurrent(target) < 0) {
+            seek(cell);
+        }
+    }
+
     private int restart(int i) {
         int offset = block.getInt((int) SSTableLayout.restartOffset(entriesEnd, i));
         if (offset < 0 || offset >= entriesEnd) {

@@ -17,7 +17,7 @@ import org.openjdk.jcstress.infra.grading.TestGrading;
 
 /**
  * Runs the jcstress harness over this module's tests (every {@code @JCStressTest} in
- * {@code io.basalt.lock}, {@code io.basalt.protocol} and {@code io.basalt.cell}) and fails when any of them saw a forbidden outcome, errored, or did
+ * {@code io.basalt.lock}, {@code io.basalt.protocol}, {@code io.basalt.cell} and {@code io.basalt.engine}) and fails when any of them saw a forbidden outcome, errored, or did
  * not run at all.
  *
  * <p>jcstress forks a JVM per test; the harness runs on two CPUs ({@code -c 2}, this machine's
@@ -38,11 +38,11 @@ class LockJCStressIT {
      */
     private static final String JVM_ARGS = "-XX:-TieredCompilation -XX:+UnlockDiagnosticVMOptions -XX:+StressLCM"
             + " -XX:+StressGCM -XX:+StressIGVN -XX:+StressCCP";
-    private static final String ALL = "io\\.basalt\\.(lock|protocol|cell)\\..*";
+    private static final String ALL = "io\\.basalt\\.(lock|protocol|cell|engine)\\..*";
     private static final Set<String> EXPECTED = Set.of(
             "BiasedReadVersusRevokingWrite", "QueuedReadVersusWrite", "ReadAfterRevocationVersusWrite",
             "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads", "GroupedWriterDrainRace",
-            "GroupedWriterSharedStripeDrainRace");
+            "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk");
 
     @Test
     void noLockRaceShowsAForbiddenOutcome() throws Exception {
