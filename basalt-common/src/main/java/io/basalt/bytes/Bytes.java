@@ -13,7 +13,7 @@ import java.util.Arrays;
  * (the order HBase, LevelDB and RocksDB use). Arrays and long segment ranges go to the JDK's
  * vectorised mismatch ({@link Arrays#compareUnsigned(byte[], int, int, byte[], int, int)} and
  * {@link MemorySegment#mismatch(MemorySegment, long, long, MemorySegment, long, long)}); short
- * segment ranges, the keys' parts, are compared eight bytes per step here (see
+ * segment ranges, the keys' parts, are compared a word at a time here (see
  * {@link #SHORT_COMPARE}).
  */
 public final class Bytes {
@@ -57,22 +57,8 @@ public final class Bytes {
                               MemorySegment b, long bOffset, long bLength) {
         long common = Math.min(aLength, bLength);
         if (common <= SHORT_COMPARE) {
-            long i = 0;
-            for (; i + Long.BYTES <= common; i += Long.BYTES) {
-                long x = a.get(BIG_ENDIAN_LONG, aOffset + i);
-                long y = b.get(BIG_ENDIAN_LONG, bOffset + i);
-                if (x != y) {
-                    return Long.compareUnsigned(x, y);
-                }
-            }
-            for (; i < common; i++) {
-                int x = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aOffset + i));
-                int y = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOffset + i));
-                if (x != y) {
-                    return x - y;
-                }
-            }
-            return Long.compare(aLength, bLength);
+            int c = compareShort(a, aOffset, b, bOffset, common);
+            return c != 0 ? c : Long.compare(aLength, bLength);
         }
         long at = MemorySegment.mismatch(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);
         if (at < 0) {
@@ -88,6 +74,52 @@ public final class Bytes {
                 - Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOffset + at));
     }
 
+    private static final ValueLayout.OfInt BIG_ENDIAN_INT =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * Compares {@code length} bytes of each, at most {@link #SHORT_COMPARE}: eight at a time, and a
+     * tail of one to seven bytes as one word that overlaps bytes already found equal (or, below
+     * eight bytes in all, two overlapping ints), so no range costs more than a few reads.
+     */
+    private static int compareShort(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
+        if (length >= Long.BYTES) {
+            long i = 0;
+            for (; i + Long.BYTES <= length; i += Long.BYTES) {
+                long x = a.get(BIG_ENDIAN_LONG, aOffset + i);
+                long y = b.get(BIG_ENDIAN_LONG, bOffset + i);
+                if (x != y) {
+                    return Long.compareUnsigned(x, y);
+                }
+            }
+            if (i < length) {
+                long x = a.get(BIG_ENDIAN_LONG, aOffset + length - Long.BYTES);
+                long y = b.get(BIG_ENDIAN_LONG, bOffset + length - Long.BYTES);
+                if (x != y) {
+                    return Long.compareUnsigned(x, y);
+                }
+            }
+            return 0;
+        }
+        if (length >= Integer.BYTES) {
+            int x = a.get(BIG_ENDIAN_INT, aOffset);
+            int y = b.get(BIG_ENDIAN_INT, bOffset);
+            if (x == y) {
+                x = a.get(BIG_ENDIAN_INT, aOffset + length - Integer.BYTES);
+                y = b.get(BIG_ENDIAN_INT, bOffset + length - Integer.BYTES);
+            }
+            return Integer.compareUnsigned(x, y);
+        }
+        for (long i = 0; i < length; i++) {
+            int x = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aOffset + i));
+            int y = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOffset + i));
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return 0;
+    }
+
     /** True when both ranges hold the same bytes. */
     public static boolean equals(MemorySegment a, long aOffset, long aLength,
                                  MemorySegment b, long bOffset, long bLength) {
@@ -95,18 +127,7 @@ public final class Bytes {
             return false;
         }
         if (aLength <= SHORT_COMPARE) {
-            long i = 0;
-            for (; i + Long.BYTES <= aLength; i += Long.BYTES) {
-                if (a.get(ValueLayout.JAVA_LONG_UNALIGNED, aOffset + i) != b.get(ValueLayout.JAVA_LONG_UNALIGNED, bOffset + i)) {
-                    return false;
-                }
-            }
-            for (; i < aLength; i++) {
-                if (a.get(ValueLayout.JAVA_BYTE, aOffset + i) != b.get(ValueLayout.JAVA_BYTE, bOffset + i)) {
-                    return false;
-                }
-            }
-            return true;
+            return compareShort(a, aOffset, b, bOffset, aLength) == 0;
         }
         return MemorySegment.mismatch(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength) < 0;
     }

@@ -156,8 +156,10 @@ final class Compaction {
             MemorySegment end = region.end().length == 0 ? null : MemorySegment.ofArray(region.end());
             while (merged.valid()) {
                 EncodedCell cell = merged.cell();
-                if (row == null || Bytes.compare(cell.row(), row) != 0) {
-                    if (end != null && Bytes.compare(cell.row(), end) >= 0) {
+                if (row == null || !Bytes.equals(cell.segment(), cell.rowOffset(), cell.rowLength(), row, 0,
+                        row.byteSize())) {
+                    if (end != null && Bytes.compare(cell.segment(), cell.rowOffset(), cell.rowLength(), end, 0,
+                            end.byteSize()) >= 0) {
                         break;
                     }
                     row = MemorySegment.ofArray(cell.rowBytes());

@@ -763,13 +763,12 @@ final class Store implements Closeable {
             while (entries.hasNext()) {
                 MemTable.Entry entry = entries.next();
                 EncodedCell cell = (EncodedCell) entry.cell();
-                MemorySegment familyBytes = cell.family();
-                boolean sameFamily = lastFamily != null && Bytes.equals(familyBytes, 0, familyBytes.byteSize(),
-                        lastFamily, 0, lastFamily.byteSize());
+                boolean sameFamily = lastFamily != null && Bytes.equals(cell.segment(), cell.familyOffset(),
+                        cell.familyLength(), lastFamily, 0, lastFamily.byteSize());
                 if (!sameFamily) {
                     String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
                     FamilyDescriptor descriptor = region.family(family);
-                    lastFamily = familyBytes;
+                    lastFamily = cell.family();
                     lastName = family;
                     lastWriter = writers.get(family);
                     lastVisibility = visibilities.computeIfAbsent(family, f -> new Visibility(readPoint, descriptor, now));

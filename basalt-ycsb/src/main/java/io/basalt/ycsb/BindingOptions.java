@@ -22,7 +22,10 @@ import java.util.TreeSet;
  * @param createTable create the table with the family when it is missing (default true)
  * @param blockSize the family's SSTable block size when the binding creates the table, or 0 for
  *     the family default
- * @param store the embedded store's options, or {@code null} for a {@code basalt://} URI
+ * @param store the embedded store's options, or {@code null} for a {@code basalt://} URI (the
+ *     {@code basalt.durability}, {@code .blockcachesize}, {@code .memtableflushsize},
+ *     {@code .memtablememorylimit}, {@code .compactiontrigger} and {@code .writestallfiles}
+ *     properties set them; the store's defaults otherwise)
  * @param timeoutMillis how long one operation may take before it counts as failed (default 60 s)
  * @param debug print every operation to standard error (YCSB's {@code debug} property)
  */
@@ -42,14 +45,17 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String BLOCK_CACHE_SIZE = "basalt.blockcachesize";
     public static final String MEMTABLE_FLUSH_SIZE = "basalt.memtableflushsize";
     public static final String MEMTABLE_MEMORY_LIMIT = "basalt.memtablememorylimit";
+    public static final String COMPACTION_TRIGGER = "basalt.compactiontrigger";
+    public static final String WRITE_STALL_FILES = "basalt.writestallfiles";
     public static final String TIMEOUT = "basalt.timeout";
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
-            BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, TIMEOUT);
+            BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
+            WRITE_STALL_FILES, TIMEOUT);
     /** Keys that configure an embedded store; a server has its own configuration file. */
     private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
-            MEMTABLE_MEMORY_LIMIT);
+            MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES);
 
     /**
      * Reads the properties YCSB passes to every DB instance.
@@ -105,15 +111,16 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
             long flush = number(p, MEMTABLE_FLUSH_SIZE, store.memtableFlushSize());
             long limit = number(p, MEMTABLE_MEMORY_LIMIT, p.getProperty(MEMTABLE_FLUSH_SIZE) == null
                     ? store.memtableMemoryLimit() : Math.max(store.memtableMemoryLimit(), 2 * flush));
+            int trigger = (int) number(p, COMPACTION_TRIGGER, store.compactionTrigger());
+            int stall = (int) number(p, WRITE_STALL_FILES, Math.max(store.writeStallFiles(), trigger + 1));
             try {
-                // Both at once: the store checks the pair, and the order of two setters would matter.
+                // All at once: the store checks the pairs, and the order of setters would matter.
                 store = new StoreOptions(store.durability(), store.asyncSyncInterval(), flush, store.walSegmentSize(),
-                        store.blockCacheSize(), store.walCorruption(), store.compactionTrigger(),
-                        store.writeStallFiles(), store.maxWalSize(), limit, store.backgroundRetries(),
-                        store.backgroundRetryBackoff(), store.regionSplitSize());
+                        store.blockCacheSize(), store.walCorruption(), trigger, stall, store.maxWalSize(), limit,
+                        store.backgroundRetries(), store.backgroundRetryBackoff(), store.regionSplitSize());
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(MEMTABLE_FLUSH_SIZE + "/" + MEMTABLE_MEMORY_LIMIT + ": "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException(MEMTABLE_FLUSH_SIZE + "/" + MEMTABLE_MEMORY_LIMIT + "/"
+                        + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + ": " + e.getMessage(), e);
             }
         }
         long writeBuffer = number(p, WRITE_BUFFER_SIZE, BufferedMutator.DEFAULT_WRITE_BUFFER_SIZE);

@@ -226,6 +226,25 @@ class BasaltDBTest {
         assertThat(BindingOptions.from(props(BindingOptions.URI, "basalt://h:1")).store()).isNull();
     }
 
+    @Test
+    void compactionTriggerAndStallReachTheStoreAndAreChecked() {
+        BindingOptions options = BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
+                BindingOptions.COMPACTION_TRIGGER, "3", BindingOptions.WRITE_STALL_FILES, "12"));
+        assertThat(options.store().compactionTrigger()).isEqualTo(3);
+        assertThat(options.store().writeStallFiles()).isEqualTo(12);
+        // a trigger above the default stall raises the stall with it, as the store requires
+        assertThat(BindingOptions.from(props(BindingOptions.URI, "/tmp/x", BindingOptions.COMPACTION_TRIGGER, "30"))
+                .store().writeStallFiles()).isEqualTo(31);
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
+                BindingOptions.COMPACTION_TRIGGER, "1"))).hasMessageContaining("basalt.compactiontrigger")
+                .hasMessageContaining("compactionTrigger 1 must be at least 2");
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
+                BindingOptions.COMPACTION_TRIGGER, "6", BindingOptions.WRITE_STALL_FILES, "5")))
+                .hasMessageContaining("writeStallFiles 5 must exceed compactionTrigger 6");
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "basalt://127.0.0.1:1",
+                BindingOptions.COMPACTION_TRIGGER, "3"))).hasMessageContaining("configures an embedded store");
+    }
+
     private static Properties props(String... pairs) {
         Properties p = new Properties();
         for (int i = 0; i < pairs.length; i += 2) {

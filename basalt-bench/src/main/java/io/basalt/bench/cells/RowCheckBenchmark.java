@@ -1,6 +1,5 @@
 package io.basalt.bench.cells;
 
-import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
@@ -24,8 +23,8 @@ import org.openjdk.jmh.annotations.State;
  * block; the row they are checked against is a separate array with the same bytes, as the put's
  * row is. {@code basalt} is {@code Cell.hasRow}, which compares straight on the array;
  * {@code segment-compare} is the check {@code Put.add} made before 2026-11-24: the cell's row as
- * a memory segment, compared by {@code Bytes.compare} (a {@code MemorySegment.mismatch}) with a
- * segment over the put's row. Rows are 11 bytes, the {@code grouping} suite's.
+ * a memory segment, compared by {@code MemorySegment.mismatch} (what {@code Bytes.compare} did
+ * for every length until 2026-11-26) with a segment over the put's row. Rows are 11 bytes, the {@code grouping} suite's.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -83,7 +82,10 @@ public class RowCheckBenchmark {
             }
         } else {
             for (Cell cell : cells) {
-                if (Bytes.compare(cell.row(), MemorySegment.ofArray(row)) == 0) {
+                // What Bytes.compare was then: a mismatch of the two segments, whatever their length.
+                MemorySegment cellRow = cell.row();
+                MemorySegment putRow = MemorySegment.ofArray(row);
+                if (MemorySegment.mismatch(cellRow, 0, cellRow.byteSize(), putRow, 0, putRow.byteSize()) < 0) {
                     same++;
                 }
             }
