@@ -1,5 +1,6 @@
 package io.basalt.engine;
 
+import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
@@ -40,6 +41,7 @@ final class SSTableWriter implements AutoCloseable {
     private byte[] previousKey = new byte[0];
     private int previousKeyLength;
     private byte[] previousRow;
+    private MemorySegment previousRowSegment;
 
     private long offset;
     private long entries;
@@ -108,12 +110,12 @@ final class SSTableWriter implements AutoCloseable {
         if (firstKey == null) {
             firstKey = Arrays.copyOf(previousKey, keyLength);
         }
-        if (bloom != null) {
-            MemorySegment row = encoded.row();
-            if (previousRow == null || !Arrays.equals(previousRow, row.toArray(ValueLayout.JAVA_BYTE))) {
-                bloom.add(row);
-                previousRow = row.toArray(ValueLayout.JAVA_BYTE);
-            }
+        if (bloom != null && (previousRow == null || !Bytes.equals(encoded.segment(), encoded.rowOffset(),
+                encoded.rowLength(), previousRowSegment, 0, previousRow.length))) {
+            MemorySegment row = encoded.row(); // a row's first cell: the others skip the copy
+            bloom.add(row);
+            previousRow = row.toArray(ValueLayout.JAVA_BYTE);
+            previousRowSegment = MemorySegment.ofArray(previousRow);
         }
         entries++;
         maxSequence = Math.max(maxSequence, sequence);

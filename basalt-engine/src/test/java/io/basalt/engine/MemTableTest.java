@@ -28,10 +28,11 @@ class MemTableTest {
     void entriesComeOutInCellOrderWhateverTheirRowPrefixes() {
         List<String> rows = new ArrayList<>(List.of("a", "a\0", "a\0\0", "ab", "abcdefgh", "abcdefgh\0", "abcdefghi",
                 "abcdefgg\u00ff", "abcdefg", "\u00ff", "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff", "\u0080",
-                "\u007f", "\0", "zzzzzzzzzzzzzzzz", "zzzzzzzzzzzzzzzy"));
+                "\u007f", "\0", "zzzzzzzzzzzzzzzz", "zzzzzzzzzzzzzzzy", "abcdefghijklmnop", "abcdefghijklmno",
+                "abcdefghijklmnop\0", "abcdefghijklmnoq", "abcdefghijklmnopq", "abcdefgh\u00ffjklmnop", "abcdefgh\0"));
         Random random = new Random(42);
         for (int i = 0; i < 300; i++) {
-            char[] row = new char[1 + random.nextInt(12)];
+            char[] row = new char[1 + random.nextInt(20)]; // both prefix words, and past them
             for (int k = 0; k < row.length; k++) {
                 row[k] = "\0a\u007f\u0080\u00ff".charAt(random.nextInt(5));
             }

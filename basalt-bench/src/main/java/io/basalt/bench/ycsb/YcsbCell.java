@@ -184,11 +184,16 @@ public final class YcsbCell implements Callable<Integer> {
                 "blockCacheSize=" + RocksYcsbDB.CACHE_BYTES, "memtableFlushSize=" + MEMTABLE_BYTES,
                 "memtableMemoryLimit=" + 2 * MEMTABLE_BYTES, ""));
         Path log = dir.resolve("server.log");
-        Process server = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xms2g", "-Xmx2g",
-                "-cp", System.getProperty("java.class.path"), ServerProcess.class.getName(), String.valueOf(port),
-                data.toString(), config.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xms2g", "-Xmx2g"));
+        // For profiling the server side, e.g. -Dbasalt.bench.serverJvmArgs=-XX:StartFlightRecording=filename=s.jfr
+        String extra = System.getProperty("basalt.bench.serverJvmArgs", "").trim();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerProcess.class.getName(),
+                String.valueOf(port), data.toString(), config.toString()));
+        Process server = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.readString(log).contains("server ready")) {
             if (!server.isAlive() || System.nanoTime() > deadline) {
