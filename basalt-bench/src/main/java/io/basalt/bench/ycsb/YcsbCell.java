@@ -180,9 +180,11 @@ public final class YcsbCell implements Callable<Integer> {
     private Process startServer(int port, Path data) throws IOException, InterruptedException {
         Files.createDirectories(data);
         Path config = dir.resolve("server.properties");
+        // Extra server keys for experiments, e.g. -Dbasalt.bench.serverConfig=ioThreads=1,writeMode=FLUSH_EACH
+        String extraConfig = String.join("\n", System.getProperty("basalt.bench.serverConfig", "").split(","));
         Files.writeString(config, String.join("\n", "durability=ASYNC",
                 "blockCacheSize=" + RocksYcsbDB.CACHE_BYTES, "memtableFlushSize=" + MEMTABLE_BYTES,
-                "memtableMemoryLimit=" + 2 * MEMTABLE_BYTES, ""));
+                "memtableMemoryLimit=" + 2 * MEMTABLE_BYTES, extraConfig, ""));
         Path log = dir.resolve("server.log");
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Xms2g", "-Xmx2g"));
