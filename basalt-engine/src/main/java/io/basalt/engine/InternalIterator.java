@@ -20,6 +20,25 @@ interface InternalIterator extends AutoCloseable {
      */
     EncodedCell cell();
 
+    /**
+     * The segment holding the current entry's encoded key ({@link io.basalt.cell.CellLayout#keyBytes}
+     * form) at {@link #keyOffset()}, valid only until the iterator moves. For comparing entries
+     * without {@link #cell()}, which an SSTable makes by copying the cell out of its block.
+     */
+    default java.lang.foreign.MemorySegment keySegment() {
+        return cell().segment();
+    }
+
+    /** Where the current entry's key starts in {@link #keySegment()}. */
+    default long keyOffset() {
+        return cell().keyOffset();
+    }
+
+    /** The length of the current entry's key. */
+    default int keyLength() {
+        return cell().keyLength();
+    }
+
     /** The sequence number of the write that stored the current cell. */
     long sequence();
 

@@ -20,10 +20,8 @@ import java.util.List;
 final class MergingIterator implements InternalIterator {
 
     private static int compare(InternalIterator a, InternalIterator b) {
-        EncodedCell x = a.cell();
-        EncodedCell y = b.cell();
-        int c = CellComparator.compareKeys(x.segment(), x.keyOffset(), x.keyLength(), y.segment(), y.keyOffset(),
-                y.keyLength());
+        int c = CellComparator.compareKeys(a.keySegment(), a.keyOffset(), a.keyLength(), b.keySegment(),
+                b.keyOffset(), b.keyLength());
         return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
     }
 
@@ -135,7 +133,10 @@ final class MergingIterator implements InternalIterator {
         InternalIterator[] moved = new InternalIterator[size + 1];
         int count = 0;
         moved[count++] = current;
-        while (size > 0 && CellComparator.INSTANCE.compare(heap[0].cell(), key) < 0) {
+        java.lang.foreign.MemorySegment target = SeekKey.encodedKey(key);
+        int targetLength = (int) target.byteSize();
+        while (size > 0 && CellComparator.compareKeys(heap[0].keySegment(), heap[0].keyOffset(), heap[0].keyLength(),
+                target, 0, targetLength) < 0) {
             moved[count++] = removeTop();
         }
         for (int i = 0; i < count; i++) {

@@ -202,6 +202,24 @@ final class SSTableIterator implements InternalIterator {
         return cell;
     }
 
+    /** The key as decoded, without making the cell: merges compare entries they may never return. */
+    @Override
+    public MemorySegment keySegment() {
+        ensurePositioned();
+        return keySegment;
+    }
+
+    @Override
+    public long keyOffset() {
+        return 0;
+    }
+
+    @Override
+    public int keyLength() {
+        ensurePositioned();
+        return keyLength;
+    }
+
     @Override
     public long sequence() {
         ensurePositioned();
@@ -236,7 +254,7 @@ final class SSTableIterator implements InternalIterator {
     @Override
     public void seek(Cell cell) {
         positioned = true;
-        MemorySegment target = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(cell));
+        MemorySegment target = SeekKey.encodedKey(cell);
         int b = file.blockFor(target);
         if (b >= file.blockCount()) {
             valid = false;
@@ -283,7 +301,7 @@ final class SSTableIterator implements InternalIterator {
             seek(cell);
             return;
         }
-        MemorySegment target = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(cell));
+        MemorySegment target = SeekKey.encodedKey(cell);
         for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
             if (compareCurrent(target) >= 0) {
                 return;

@@ -29,6 +29,22 @@ final class SeekKey implements Cell {
         this.qualifierSegment = MemorySegment.ofArray(qualifier);
     }
 
+    /** This key in encoded form, made on first use: every source a seek moves compares with it. */
+    private MemorySegment encoded;
+
+    /** {@code key}'s encoded form ({@link io.basalt.cell.CellLayout#keyBytes}), cached when it is a seek key. */
+    static MemorySegment encodedKey(Cell key) {
+        if (key instanceof SeekKey k) {
+            MemorySegment e = k.encoded;
+            if (e == null) {
+                e = MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(k));
+                k.encoded = e;
+            }
+            return e;
+        }
+        return MemorySegment.ofArray(io.basalt.cell.CellLayout.keyBytes(key));
+    }
+
     /** Sorts before every cell of {@code row}. */
     static SeekKey firstOnRow(byte[] row) {
         return new SeekKey(row, Bytes.EMPTY, Bytes.EMPTY);
