@@ -195,7 +195,7 @@ final class MemTable {
         if (a.rowPrefix2 != b.rowPrefix2) {
             return Long.compareUnsigned(a.rowPrefix2, b.rowPrefix2);
         }
-        return compareColumns(a.cell(), b.cell());
+        return CellComparator.compareColumns(a.cell(), b.cell());
     };
 
     /** Versions of one column: cell order (timestamp, then type), newest sequence first. */
@@ -203,45 +203,6 @@ final class MemTable {
         int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
         return c != 0 ? c : Long.compare(b.sequence, a.sequence);
     };
-
-    /** Compares the row, family and qualifier of two cells. */
-    static int compareColumns(Cell a, Cell b) {
-        if (a instanceof EncodedCell x) {
-            return compareEncodedColumn(x, b);
-        }
-        if (b instanceof EncodedCell y) {
-            return -compareEncodedColumn(y, a);
-        }
-        int c = Bytes.compare(a.row(), b.row());
-        if (c == 0) {
-            c = Bytes.compare(a.family(), b.family());
-        }
-        return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
-    }
-
-    private static int compareEncodedColumn(EncodedCell x, Cell b) {
-        MemorySegment s = x.segment();
-        if (b instanceof EncodedCell y) {
-            MemorySegment t = y.segment();
-            int c = Bytes.compare(s, x.rowOffset(), x.rowLength(), t, y.rowOffset(), y.rowLength());
-            if (c == 0) {
-                c = Bytes.compare(s, x.familyOffset(), x.familyLength(), t, y.familyOffset(), y.familyLength());
-            }
-            return c != 0 ? c
-                    : Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), t, y.qualifierOffset(), y.qualifierLength());
-        }
-        MemorySegment row = b.row();
-        int c = Bytes.compare(s, x.rowOffset(), x.rowLength(), row, 0, row.byteSize());
-        if (c == 0) {
-            MemorySegment family = b.family();
-            c = Bytes.compare(s, x.familyOffset(), x.familyLength(), family, 0, family.byteSize());
-        }
-        if (c == 0) {
-            MemorySegment qualifier = b.qualifier();
-            c = Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), qualifier, 0, qualifier.byteSize());
-        }
-        return c;
-    }
 
     /**
      * The rows written here, as a bloom filter of two probes over {@code 2^rowFilterBits} bits,
@@ -541,7 +502,7 @@ final class MemTable {
         public void seek(Cell key) {
             it = columns.tailMap(new Probe(key), true).values().iterator();
             nextColumn();
-            if (column != null && compareColumns(column.cell, key) == 0) {
+            if (column != null && CellComparator.compareColumns(column.cell, key) == 0) {
                 versionAtOrAfter(key);
             }
         }
@@ -568,7 +529,7 @@ final class MemTable {
                 return;
             }
             for (int i = 0; i < SSTableIterator.STEPS_BEFORE_SEEK; i++) {
-                int c = compareColumns(column.cell, key);
+                int c = CellComparator.compareColumns(column.cell, key);
                 if (c > 0) {
                     return;
                 }
@@ -581,9 +542,10 @@ final class MemTable {
                     return;
                 }
             }
-            if (compareColumns(column.cell, key) < 0) {
+            int c = CellComparator.compareColumns(column.cell, key);
+            if (c < 0) {
                 seek(key);
-            } else if (compareColumns(column.cell, key) == 0) {
+            } else if (c == 0) {
                 versionAtOrAfter(key);
             }
         }
