@@ -41,6 +41,17 @@ public interface AsyncTable {
     CompletableFuture<Result> increment(Increment increment);
 
     /**
+     * Applies the puts and deletes of one row together, atomically: a reader sees all of them or
+     * none.
+     */
+    default CompletableFuture<Void> mutateRow(RowMutations mutations) {
+        return checkAndMutate(CheckAndMutate.onRow(mutations.row()).always().then(mutations)).thenApply(held -> null);
+    }
+
+    /** Appends to columns of one row, atomically; completes with their new values. */
+    CompletableFuture<Result> append(Append append);
+
+    /**
      * Iterates over a scan's rows. The scanner reads one snapshot of the table: writes that
      * complete after it opened are not seen. Close it when done.
      */

@@ -168,8 +168,8 @@ public final class BufferedMutator implements AutoCloseable {
             throw new IllegalArgumentException("put of row " + io.basalt.bytes.Bytes.toStringBinary(put.row())
                     + " has no cells");
         }
-        if (mutation instanceof Increment && mutation.cells().isEmpty()) {
-            throw new IllegalArgumentException("increment has no columns");
+        if ((mutation instanceof Increment || mutation instanceof Append) && mutation.cells().isEmpty()) {
+            throw new IllegalArgumentException((mutation instanceof Append ? "append" : "increment") + " has no columns");
         }
         long largest = mutation.largestCellSize();
         if (maxKeyValueSize > 0 && largest > maxKeyValueSize) {

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A change to one row, applied atomically: {@link Put}, {@link Delete} or {@link Increment}.
+ * A change to one row, applied atomically: {@link Put}, {@link Delete}, {@link Increment} or {@link Append}.
  *
  * <p>Mutations are built by one thread and then handed to the table; changing one after handing
  * it over has no defined effect.
  */
-public abstract sealed class Mutation permits Put, Delete, Increment {
+public abstract sealed class Mutation permits Put, Delete, Increment, Append {
 
     /** The timestamp that means "the store's clock when it applies the mutation". */
     public static final long LATEST_TIMESTAMP = Long.MAX_VALUE;

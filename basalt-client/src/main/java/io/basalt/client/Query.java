@@ -1,6 +1,7 @@
 package io.basalt.client;
 
 import io.basalt.bytes.Bytes;
+import io.basalt.client.filter.Filter;
 import java.util.Collections;
 import java.util.NavigableMap;
 import java.util.NavigableSet;
@@ -19,6 +20,7 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
     private TimeRange timeRange = TimeRange.ALL;
     private int maxVersions = 1;
     private Consistency consistency = Consistency.STRONG;
+    private Filter filter;
 
     abstract Q self();
 
@@ -89,7 +91,21 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
         return consistency;
     }
 
-    /** Copies the column, time and version selection (and the consistency) of {@code other} into this query. */
+    /**
+     * Narrows what the query returns with {@code filter}, evaluated where the data is (see
+     * {@link Filter}); {@code null} removes it.
+     */
+    public Q setFilter(Filter filter) {
+        this.filter = filter;
+        return self();
+    }
+
+    /** The query's filter, or {@code null}. */
+    public Filter filter() {
+        return filter;
+    }
+
+    /** Copies the column, time and version selection (and the consistency and filter) of {@code other} into this query. */
     void copySelection(Query<?> other) {
         other.columns.forEach((family, qualifiers) -> {
             NavigableSet<byte[]> copy = new TreeSet<>(Bytes::compare);
@@ -99,5 +115,6 @@ public abstract sealed class Query<Q extends Query<Q>> permits Get, Scan {
         timeRange = other.timeRange;
         maxVersions = other.maxVersions;
         consistency = other.consistency;
+        filter = other.filter;
     }
 }

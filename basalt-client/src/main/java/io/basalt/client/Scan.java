@@ -69,6 +69,28 @@ public final class Scan extends Query<Scan> {
         return this;
     }
 
+    /**
+     * Reads exactly the rows that start with {@code prefix}, by setting the start and stop rows for
+     * the scan's direction (HBase's {@code ROWPREFIXFILTER}; set the direction first). Unlike a
+     * {@link io.basalt.client.filter.PrefixFilter}, the bounds also keep the scan from opening the
+     * table's other regions.
+     */
+    public Scan setStartStopRowForPrefixScan(byte[] prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        byte[] after = Bytes.EMPTY; // rows after every row with the prefix: none when it is all 0xFF
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                after = java.util.Arrays.copyOf(prefix, i + 1);
+                after[i]++;
+                break;
+            }
+        }
+        if (reversed) {
+            return withStartRow(after, false).withStopRow(prefix, true);
+        }
+        return withStartRow(prefix, true).withStopRow(after, false);
+    }
+
     /** Reads from the start row down to the stop row. */
     public Scan setReversed(boolean reversed) {
         this.reversed = reversed;

@@ -247,6 +247,80 @@ public abstract class AsyncTableContract {
     }
 
     @Test
+    void checkAndMutateComparesWithTheGivenValueOnTheLeftAsHBaseDoes() throws Exception {
+        put("r", "f", "n", 1, "5");
+        for (var c : List.of(
+                new Object[] {io.basalt.client.filter.CompareOperator.GREATER, "7", true},
+                new Object[] {io.basalt.client.filter.CompareOperator.GREATER, "3", false},
+                new Object[] {io.basalt.client.filter.CompareOperator.LESS, "3", true},
+                new Object[] {io.basalt.client.filter.CompareOperator.LESS_OR_EQUAL, "5", true},
+                new Object[] {io.basalt.client.filter.CompareOperator.GREATER_OR_EQUAL, "4", false},
+                new Object[] {io.basalt.client.filter.CompareOperator.NOT_EQUAL, "5", false},
+                new Object[] {io.basalt.client.filter.CompareOperator.NOT_EQUAL, "6", true})) {
+            CheckAndMutate check = CheckAndMutate.onRow(utf8("r"))
+                    .ifMatches(F, utf8("n"), (io.basalt.client.filter.CompareOperator) c[0], utf8((String) c[1]))
+                    .then(Put.of("r").addColumn("f", "seen", c[0] + " " + c[1]));
+            assertThat(await(table.checkAndMutate(check))).as("%s %s 5", c[1], c[0]).isEqualTo(c[2]);
+        }
+        CheckAndMutate missing = CheckAndMutate.onRow(utf8("r"))
+                .ifMatches(F, utf8("none"), io.basalt.client.filter.CompareOperator.NOT_EQUAL, utf8("x"))
+                .then(Put.of("r").addColumn("f", "b", "no"));
+        assertThat(await(table.checkAndMutate(missing))).isFalse();
+    }
+
+    @Test
+    void checkAndMutateConditionsSeeOnlyTheirTimeRange() throws Exception {
+        put("r", "f", "a", 10, "new");
+        put("r", "f", "a", 5, "old");
+        CheckAndMutate old = CheckAndMutate.onRow(utf8("r")).ifEquals(F, utf8("a"), utf8("old"))
+                .timeRange(new TimeRange(0, 10)).then(Put.of("r").addColumn("f", "b", "1"));
+        assertThat(await(table.checkAndMutate(old))).isTrue();
+        CheckAndMutate absent = CheckAndMutate.onRow(utf8("r")).ifAbsent(F, utf8("a"))
+                .timeRange(new TimeRange(20, 30)).then(Put.of("r").addColumn("f", "c", "1"));
+        assertThat(await(table.checkAndMutate(absent))).isTrue();
+        assertThat(value("r", "f", "c")).isEqualTo("1");
+    }
+
+    @Test
+    void checkAndMutateTakesAFilterAsItsCondition() throws Exception {
+        put("r", "f", "state", 1, "open");
+        var isOpen = new io.basalt.client.filter.SingleColumnValueFilter(F, utf8("state"),
+                io.basalt.client.filter.CompareOperator.EQUAL, new io.basalt.client.filter.BinaryComparator(utf8("open")),
+                true, true);
+        CheckAndMutate close = CheckAndMutate.onRow(utf8("r")).ifMatches(isOpen)
+                .then(new RowMutations(utf8("r")).add(Put.of("r").addColumn("f", "state", "closed"))
+                        .add(Delete.of("r").addColumns(G, utf8("lease"))));
+        put("r", "g", "lease", 1, "x");
+        assertThat(await(table.checkAndMutate(close))).isTrue();
+        assertThat(value("r", "f", "state")).isEqualTo("closed");
+        assertThat(value("r", "g", "lease")).isNull();
+        assertThat(await(table.checkAndMutate(close))).isFalse();
+        CheckAndMutate parsed = CheckAndMutate.onRow(utf8("r"))
+                .ifMatches(io.basalt.client.filter.Filter.parse("ValueFilter(=, 'binary:closed')"))
+                .then(Put.of("r").addColumn("f", "seen", "yes"));
+        assertThat(await(table.checkAndMutate(parsed))).isTrue();
+    }
+
+    @Test
+    void mutateRowAppliesPutsAndDeletesTogether() throws Exception {
+        put("r", "f", "a", 1, "1");
+        await(table.mutateRow(new RowMutations(utf8("r")).add(Delete.of("r").addColumns(F, utf8("a")))
+                .add(Put.of("r").addColumn("f", "b", "2")).add(Put.of("r").addColumn("g", "c", "3"))));
+        Result r = await(table.get(Get.of("r")));
+        assertThat(r.value(F, utf8("a"))).isNull();
+        assertThat(str(r.value(F, utf8("b")))).isEqualTo("2");
+        assertThat(str(r.value(G, utf8("c")))).isEqualTo("3");
+        assertThatThrownBy(() -> await(table.mutateRow(new RowMutations(utf8("r"))
+                .add(Put.of("r").addColumn("f", "x", "1")).add(new Put(utf8("r")).addColumn(utf8("nope"), utf8("x"), utf8("1"))))))
+                .hasMessageContaining("nope");
+        assertThat(value("r", "f", "x")).as("nothing of a failed row mutation applies").isNull();
+        assertThatThrownBy(() -> new RowMutations(utf8("r")).add(Put.of("s").addColumn("f", "a", "1")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got a mutation of row s");
+        assertThatThrownBy(() -> new RowMutations(utf8("r")).add(Increment.of("r").addColumn(F, utf8("n"), 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not increments");
+    }
+
+    @Test
     void incrementsAddUpAndStartFromZero() throws Exception {
         Result first = await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 2)));
         assertThat(Increment.decode(first.cells().getFirst().value())).isEqualTo(2);
@@ -260,6 +334,43 @@ public abstract class AsyncTableContract {
         assertThatThrownBy(() -> await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 1))))
                 .isInstanceOf(BasaltException.class).hasMessageContaining("is not a counter");
         assertThat(value("c", "f", "n")).isEqualTo("text");
+    }
+
+    @Test
+    void appendsAddSuffixesAndStartFromEmpty() throws Exception {
+        Result first = await(table.append(Append.of("a").addColumn("f", "s", "ab")));
+        assertThat(str(first.value(F, utf8("s")))).isEqualTo("ab");
+        put("a", "g", "t", 7, "x");
+        Result both = await(table.append(Append.of("a").addColumn("f", "s", "cd").addColumn("g", "t", "y")
+                .addColumn("f", "s", "e")));
+        assertThat(str(both.value(F, utf8("s")))).isEqualTo("abcde");
+        assertThat(str(both.value(G, utf8("t")))).isEqualTo("xy");
+        assertThat(value("a", "f", "s")).isEqualTo("abcde");
+        assertThat(value("a", "g", "t")).isEqualTo("xy");
+        assertThat(await(table.get(Get.of("a").readAllVersions())).columnCells(F, utf8("s")))
+                .extracting(c -> str(c.valueBytes())).first().isEqualTo("abcde");
+    }
+
+    @Test
+    void concurrentAppendsToOneColumnAllLand() throws Exception {
+        List<CompletableFuture<Result>> appends = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            appends.add(table.append(Append.of("a").addColumn("f", "s", Integer.toString(i % 10))));
+        }
+        for (CompletableFuture<Result> a : appends) {
+            await(a);
+        }
+        assertThat(value("a", "f", "s")).hasSize(50);
+    }
+
+    @Test
+    void appendsAreRefusedWhereTheyDoNotBelong() throws Exception {
+        assertThatThrownBy(() -> await(table.append(Append.of("a").addColumn("nope", "s", "x"))))
+                .hasMessageContaining("nope");
+        assertThatThrownBy(() -> CheckAndMutate.onRow(utf8("a")).ifAbsent(F, utf8("s"))
+                .then(Append.of("a").addColumn("f", "s", "x")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not appends");
+        assertThat(await(table.get(Get.of("a"))).isEmpty()).isTrue();
     }
 
     // ------------------------------------------------------------------ scans

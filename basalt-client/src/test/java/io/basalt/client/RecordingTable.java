@@ -115,6 +115,11 @@ final class RecordingTable implements AsyncTable {
     }
 
     @Override
+    public CompletableFuture<Result> append(Append append) {
+        throw new UnsupportedOperationException("the mutator only batches");
+    }
+
+    @Override
     public ResultScanner scanner(Scan scan) {
         throw new UnsupportedOperationException("the mutator only batches");
     }

@@ -173,6 +173,11 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
         }
 
         @Override
+        public CompletableFuture<Result> append(io.basalt.client.Append append) {
+            return one(append.row(), append).thenApply(o -> single(o, Result.class));
+        }
+
+        @Override
         public CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
             return one(check.row(), check).thenApply(o -> single(o, Boolean.class));
         }

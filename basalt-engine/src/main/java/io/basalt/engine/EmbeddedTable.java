@@ -93,6 +93,11 @@ final class EmbeddedTable implements AsyncTable {
     }
 
     @Override
+    public CompletableFuture<Result> append(io.basalt.client.Append append) {
+        return mutate(append).thenApply(Result.class::cast);
+    }
+
+    @Override
     public ResultScanner scanner(Scan scan) {
         TableScanner scanner = table().scanner(scan);
         return new ResultScanner() {

@@ -364,7 +364,7 @@ final class Region {
         List<EncodedCell> cells = new ArrayList<>();
         for (Mutation mutation : mutations) {
             Object result = resolve(mutation, now, cells);
-            if (mutation instanceof Increment) {
+            if (mutation instanceof Increment || mutation instanceof io.basalt.client.Append) {
                 outcome[0] = result;
             }
         }
@@ -518,25 +518,55 @@ final class Region {
             }
             case Increment increment -> {
                 // A column named twice adds both amounts: the second builds on the first.
-                java.util.TreeMap<Cell, Cell> updates = new java.util.TreeMap<>((a, b) -> {
-                    int c = Bytes.compare(a.family(), b.family());
-                    return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
+                return readModifyWrite(increment, now, out, (current, change) -> Increment.encode(
+                        (current == null ? 0 : Increment.decode(current.value())) + Increment.amount(change)));
+            }
+            case io.basalt.client.Append append -> {
+                // A column named twice gets both suffixes: the second goes after the first.
+                return readModifyWrite(append, now, out, (current, change) -> {
+                    long base = current == null ? 0 : current.value().byteSize();
+                    long length = base + change.value().byteSize();
+                    if (length > Cell.MAX_VALUE_LENGTH) {
+                        throw new IllegalArgumentException("appending " + change.value().byteSize() + " bytes to "
+                                + Bytes.toStringBinary(change.familyBytes()) + ":"
+                                + Bytes.toStringBinary(change.qualifierBytes()) + " would make a value of " + length
+                                + " bytes; the limit is " + Cell.MAX_VALUE_LENGTH);
+                    }
+                    byte[] value = new byte[(int) length];
+                    if (current != null) {
+                        MemorySegment.copy(current.value(), 0, MemorySegment.ofArray(value), 0, base);
+                    }
+                    MemorySegment.copy(change.value(), 0, MemorySegment.ofArray(value), base, change.value().byteSize());
+                    return value;
                 });
-                for (Cell cell : increment.cells()) {
-                    Cell current = updates.containsKey(cell) ? updates.get(cell)
-                            : latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
-                    long base = current == null ? 0 : Increment.decode(current.value());
-                    long ts = current == null ? now : Math.max(now, current.timestamp());
-                    updates.put(cell, Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
-                            Increment.encode(base + Increment.amount(cell))));
-                }
-                List<Cell> values = new ArrayList<>(updates.values());
-                for (Cell updated : values) {
-                    out.add(stamp(updated, now));
-                }
-                return Result.of(values);
             }
         }
+    }
+
+    /**
+     * An increment's or an append's cells: each column's new value made from its newest value
+     * (read under the row lock; {@code null} when it has none) and the mutation's cell for it, at
+     * a timestamp no older than the value it replaces. A column named twice builds on its first
+     * change. Returns the new values.
+     */
+    private Result readModifyWrite(Mutation mutation, long now, List<EncodedCell> out,
+                                   java.util.function.BiFunction<Cell, Cell, byte[]> combine) {
+        java.util.TreeMap<Cell, Cell> updates = new java.util.TreeMap<>((a, b) -> {
+            int c = Bytes.compare(a.family(), b.family());
+            return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
+        });
+        for (Cell cell : mutation.cells()) {
+            Cell current = updates.containsKey(cell) ? updates.get(cell)
+                    : latest(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes());
+            long ts = current == null ? now : Math.max(now, current.timestamp());
+            updates.put(cell, Cell.put(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), ts,
+                    combine.apply(current, cell)));
+        }
+        List<Cell> values = new ArrayList<>(updates.values());
+        for (Cell updated : values) {
+            out.add(stamp(updated, now));
+        }
+        return Result.of(values);
     }
 
     /**
@@ -619,11 +649,31 @@ final class Region {
     }
 
     private boolean conditionHolds(CheckAndMutate check) {
-        Cell current = latest(check.row(), check.family(), check.qualifier());
-        if (check.expected() == null) {
+        if (check.unconditional()) {
+            return true;
+        }
+        if (check.filter() != null) {
+            Get get = new Get(check.row()).setTimeRange(check.timeRange()).setFilter(check.filter());
+            return !read(get, Long.MAX_VALUE, 0).isEmpty();
+        }
+        Get get = new Get(check.row()).addColumn(check.family(), check.qualifier()).setTimeRange(check.timeRange());
+        Cell current = read(get, Long.MAX_VALUE, 0).latest(check.family(), check.qualifier());
+        if (check.operator() == null) {
             return current == null;
         }
-        return current != null && Bytes.compare(current.value(), MemorySegment.ofArray(check.expected())) == 0;
+        if (current == null) {
+            return false;
+        }
+        // As in HBase, the given value is on the left: GREATER holds when it is greater than the stored one.
+        int c = Bytes.compare(MemorySegment.ofArray(check.expected()), current.value());
+        return switch (check.operator()) {
+            case LESS -> c < 0;
+            case LESS_OR_EQUAL -> c <= 0;
+            case EQUAL -> c == 0;
+            case NOT_EQUAL -> c != 0;
+            case GREATER_OR_EQUAL -> c >= 0;
+            case GREATER -> c > 0;
+        };
     }
 
     // ------------------------------------------------------------------ reads
@@ -701,8 +751,18 @@ final class Region {
                 }
                 visibility[i] = new Visibility(readPoint, family, now);
             }
+            ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
+            if (filter != null && filter.startRow(row) != ScanFilter.ROW_INCLUDE) {
+                return Result.empty();
+            }
             List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
-                    get.timeRange(), get.maxVersions());
+                    get.timeRange(), get.maxVersions(), filter);
+            if (filter != null && !cells.isEmpty()) {
+                if (filter.rowExcluded()) {
+                    return Result.empty();
+                }
+                filter.transform(cells);
+            }
             return cells.isEmpty() ? Result.empty() : Result.of(cells);
         } finally {
             for (InternalIterator source : sources) {
@@ -774,11 +834,12 @@ final class Region {
      * A scanner over {@code captured} (from {@link #captureView()}; the scanner owns its
      * references from now on) at {@code readPoint} and clock time {@code now}, both taken when the
      * table's scan opened, whose registration the caller holds; {@code scan} must lie within the
-     * region and name only families of the table.
+     * region and name only families of the table; {@code filter} is the scan's (or {@code null}),
+     * shared by the region scanners of one scan.
      */
-    RegionScanner scanner(Scan scan, View captured, long readPoint, long now) {
+    RegionScanner scanner(Scan scan, View captured, long readPoint, long now, ScanFilter filter) {
         try {
-            return new RegionScanner(this, scan, captured, readPoint, now, null);
+            return new RegionScanner(this, scan, captured, readPoint, now, null, filter);
         } catch (RuntimeException | Error e) {
             captured.release();
             throw e;

@@ -37,6 +37,8 @@ final class RegionScanner implements AutoCloseable {
     private final List<SSTableReader> files;
     private final MergingIterator merged;
     private final NavigableMap<byte[], NavigableSet<byte[]>> columns;
+    /** The scan's filter, shared with the other regions' scanners of the same scan; {@code null} without one. */
+    private final ScanFilter filter;
     private byte[] reverseBound;
     private boolean started;
     private boolean finished;
@@ -45,8 +47,10 @@ final class RegionScanner implements AutoCloseable {
     private long returned;
     private boolean closed;
 
-    RegionScanner(Region region, Scan scan, View view, long readPoint, long now, ReadPoints.Registration registration) {
+    RegionScanner(Region region, Scan scan, View view, long readPoint, long now, ReadPoints.Registration registration,
+                  ScanFilter filter) {
         this.scan = scan;
+        this.filter = filter;
         this.view = view;
         this.readPoint = readPoint;
         this.now = now;
@@ -111,7 +115,28 @@ final class RegionScanner implements AutoCloseable {
                 finished = true;
                 return null;
             }
+            if (filter != null) {
+                int decision = filter.startRow(row);
+                if (decision == ScanFilter.ROW_STOP) {
+                    finished = true;
+                    return null;
+                }
+                if (decision == ScanFilter.ROW_SKIP) {
+                    skipRow(row, filter.rowHint());
+                    continue;
+                }
+            }
             List<Cell> cells = readRow(row);
+            if (filter != null && !cells.isEmpty()) {
+                if (filter.rowExcluded()) {
+                    cells.clear();
+                } else {
+                    filter.transform(cells);
+                }
+            }
+            if (filter != null && filter.stopped()) {
+                finished = true; // this row was the last that can pass
+            }
             if (!cells.isEmpty()) {
                 returned++;
                 int batch = scan.batch();
@@ -123,6 +148,33 @@ final class RegionScanner implements AutoCloseable {
                     parts.add(Result.of(cells.subList(from, to), to < cells.size()));
                 }
                 return parts.poll();
+            }
+            if (finished) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Moves past {@code row}, which the filter skipped, to {@code hint} when the filter gave one
+     * that lies ahead: forward, the merge seeks there; reversed, the search for the previous row
+     * starts below it.
+     */
+    private void skipRow(byte[] row, byte[] hint) {
+        boolean usable = hint != null && hint.length > 0 && hint.length <= Cell.MAX_ROW_LENGTH;
+        if (scan.reversed()) {
+            if (usable && Bytes.compare(hint, row) < 0) {
+                reverseBound = hint;
+            }
+            return;
+        }
+        if (usable && Bytes.compare(hint, row) > 0) {
+            merged.seekForward(SeekKey.firstOnRow(hint));
+        } else if (row.length < Cell.MAX_ROW_LENGTH) {
+            merged.seekForward(SeekKey.afterRow(row));
+        } else {
+            while (merged.valid() && merged.cell().hasRow(row)) {
+                merged.next();
             }
         }
     }
@@ -181,7 +233,7 @@ final class RegionScanner implements AutoCloseable {
     /** Reads the row the merge is positioned on; leaves the merge after it. */
     private List<Cell> readRow(byte[] row) {
         return readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions());
+                scan.maxVersions(), filter);
     }
 
     /**
@@ -190,10 +242,13 @@ final class RegionScanner implements AutoCloseable {
      *
      * @param familySegments the names of the families read, {@code familyNames} the same as arrays
      * @param visibility one judge per family read, in the same order
+     * @param filter judges each cell the read would return, and may move the merge past the
+     *     column, family or row; {@code null} for none. Its row-level calls are the caller's.
      */
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
-                              NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions) {
+                              NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
+                              ScanFilter filter) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -205,6 +260,8 @@ final class RegionScanner implements AutoCloseable {
         NavigableSet<byte[]> qualifiers = null;
         boolean columnSelected = false;
         int returnedVersions = 0;
+        FilterSkip skip = null; // the filter's last skip: what it covers is never offered to the filter again
+
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
             MemorySegment segment = cell.segment();
@@ -228,8 +285,34 @@ final class RegionScanner implements AutoCloseable {
                 Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
                 if (verdict == Visibility.Verdict.LIVE && columnSelected
                         && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
-                    out.add(cell);
                     returnedVersions++;
+                    if (filter == null) {
+                        out.add(cell);
+                    } else if (skip == null || !skip.covers(cell)) {
+                        skip = null;
+                        int code = filter.cell(cell);
+                        if (ScanFilter.included(code)) {
+                            out.add(cell);
+                        }
+                        int level = ScanFilter.level(code);
+                        if (level == ScanFilter.NEXT_ROW) {
+                            if (row.length < Cell.MAX_ROW_LENGTH) {
+                                merged.seekForward(SeekKey.afterRow(row));
+                            } else {
+                                merged.next(); // step over the rest of the row
+                                while (merged.valid() && merged.cell().hasRow(row)) {
+                                    merged.next();
+                                }
+                            }
+                            break;
+                        }
+                        if (level != ScanFilter.SKIP) {
+                            skip = new FilterSkip(cell, level, filter.columnHint());
+                            if (skipByFilter(merged, row, cell, level, skip.hint)) {
+                                continue;
+                            }
+                        }
+                    }
                 }
                 if ((!columnSelected || returnedVersions >= maxVersions) && cell.qualifierLength() > 0
                         && cell.type() != CellType.DELETE_FAMILY) {
@@ -244,6 +327,76 @@ final class RegionScanner implements AutoCloseable {
             merged.next();
         }
         return out;
+    }
+
+    /**
+     * What a filter asked to skip from a cell on: the rest of its column, its family up to the
+     * column {@code hint}, or the rest of its family. The merge moves past it when it can (a seek);
+     * when it cannot (from the empty qualifier, where family markers sort and must still be seen,
+     * or a bound too long to seek to), it steps, and the cells it steps over are judged for
+     * visibility but not offered to the filter. So a filter sees the same cells however the merge
+     * moved, which counting filters inside lists rely on.
+     */
+    private static final class FilterSkip {
+        private final byte[] family;
+        private final byte[] qualifier;
+        private final int level;
+        private final byte[] hint;
+
+        FilterSkip(EncodedCell from, int level, byte[] hint) {
+            this.family = from.familyBytes();
+            this.qualifier = from.qualifierBytes();
+            this.level = level;
+            this.hint = hint;
+        }
+
+        boolean covers(EncodedCell cell) {
+            if (!Bytes.equals(MemorySegment.ofArray(family), 0, family.length, cell.segment(), cell.familyOffset(),
+                    cell.familyLength())) {
+                return false;
+            }
+            MemorySegment segment = cell.segment();
+            return switch (level) {
+                case ScanFilter.NEXT_COLUMN -> Bytes.equals(MemorySegment.ofArray(qualifier), 0, qualifier.length, segment,
+                        cell.qualifierOffset(), cell.qualifierLength());
+                case ScanFilter.SEEK -> hint == null
+                        ? Bytes.equals(MemorySegment.ofArray(qualifier), 0, qualifier.length, segment, cell.qualifierOffset(),
+                        cell.qualifierLength())
+                        : Bytes.compare(segment, cell.qualifierOffset(), cell.qualifierLength(), MemorySegment.ofArray(hint), 0,
+                        hint.length) < 0 || Bytes.equals(MemorySegment.ofArray(qualifier), 0, qualifier.length, segment,
+                        cell.qualifierOffset(), cell.qualifierLength());
+                case ScanFilter.NEXT_FAMILY -> true;
+                default -> false;
+            };
+        }
+    }
+
+    /**
+     * Moves the merge past what a filter said to skip from {@code cell} on: the rest of the column,
+     * up to a later column of the family, or the rest of the family. False when the merge has not
+     * moved (the reader then goes on as without the filter).
+     */
+    private static boolean skipByFilter(InternalIterator merged, byte[] row, EncodedCell cell, int level, byte[] hint) {
+        byte[] family = cell.familyBytes();
+        // Family markers sort in the empty qualifier's column and mask every later column, so
+        // nothing is sought over from there: the reader steps on instead.
+        if (level == ScanFilter.SEEK && hint != null && hint.length <= Cell.MAX_QUALIFIER_LENGTH
+                && cell.qualifierLength() > 0
+                && Bytes.compare(MemorySegment.ofArray(hint), 0, hint.length, cell.segment(), cell.qualifierOffset(),
+                cell.qualifierLength()) > 0) {
+            merged.seekForward(SeekKey.firstOnColumn(row, family, hint));
+            return true;
+        }
+        if (level == ScanFilter.NEXT_FAMILY && family.length < Cell.MAX_FAMILY_LENGTH) {
+            merged.seekForward(SeekKey.firstOnColumn(row, java.util.Arrays.copyOf(family, family.length + 1), Bytes.EMPTY));
+            return true;
+        }
+        if (cell.qualifierLength() > 0) { // the column's later cells only concern this column (see readRow)
+            merged.next();
+            skipColumn(merged, row, cell);
+            return true;
+        }
+        return false;
     }
 
     /** Cells of one column stepped over before {@link #skipColumn} seeks instead. */

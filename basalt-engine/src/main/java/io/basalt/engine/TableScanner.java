@@ -30,6 +30,8 @@ final class TableScanner implements AutoCloseable {
     private final ReadPoints.Registration registration;
     private final long now;
     private final List<Part> parts;
+    /** The scan's filter, one for all its regions (a page spans them), or {@code null}. */
+    private final ScanFilter filter;
     private int next;
     private RegionScanner current;
     private long rows;
@@ -47,6 +49,7 @@ final class TableScanner implements AutoCloseable {
             throw e;
         }
         this.parts = captured;
+        this.filter = scan.filter() == null ? null : ScanFilter.compile(scan.filter(), scan.reversed());
     }
 
     /**
@@ -98,13 +101,13 @@ final class TableScanner implements AutoCloseable {
                 return null;
             }
             if (current == null) {
-                if (next >= parts.size()) {
+                if (next >= parts.size() || (filter != null && filter.stopped())) {
                     return null;
                 }
                 Part part = parts.get(next++);
                 Scan clipped = clip(part.region());
                 clipped.setLimit(scan.limit() > 0 ? scan.limit() - rows : 0);
-                current = part.region().scanner(clipped, part.view(), registration.point(), now);
+                current = part.region().scanner(clipped, part.view(), registration.point(), now, filter);
             }
             Result r = current.next();
             if (r != null) {

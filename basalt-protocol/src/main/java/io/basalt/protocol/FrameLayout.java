@@ -57,13 +57,14 @@ public final class FrameLayout {
     private FrameLayout() {}
 
     /**
-     * The protocol version this code speaks. 4: a cluster node accepts a handshake with word 3
+     * The protocol version this code speaks. 5: a get's or scan's selection ends with an optional
+     * filter tree (server-side filters). 4: a cluster node accepts a handshake with word 3
      * ({@link #HANDSHAKE_CLUSTER_NODE}), which a client of version 3 would take for a refusal. 3: results are a row section, each result's cells
      * after a header with their byte length ({@code Wire.writeRows}); 2 had one cell block for
      * all. 2: {@code SCAN_NEXT} carries the batch number, and a cell block's length varint may be
      * padded to 5 bytes (1 had neither).
      */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     /** "BSLT". */
     public static final int MAGIC = 0x42534C54;
     public static final int HANDSHAKE_SIZE = 8;

@@ -30,6 +30,7 @@ public enum OpCode {
     BATCH(23, false),
     CHECK_AND_MUTATE(24, false),
     INCREMENT(25, false),
+    APPEND(26, false),
     SCAN_OPEN(30, false),
     SCAN_NEXT(31, false),
     SCAN_CLOSE(32, true),

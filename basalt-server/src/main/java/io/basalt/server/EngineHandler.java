@@ -2,6 +2,7 @@ package io.basalt.server;
 
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellLayout;
+import io.basalt.client.Append;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.Basalt;
 import io.basalt.client.CheckAndMutate;
@@ -217,6 +218,14 @@ public final class EngineHandler implements RequestHandler {
                     throw new MalformedFrameException("INCREMENT carries a " + m.getClass().getSimpleName());
                 }
                 run(c, id, op, () -> table.increment(inc), Messages::writeResult);
+            }
+            case APPEND -> {
+                AsyncTable table = table(body, call);
+                Mutation m = decode(body, op, Messages::readMutation);
+                if (!(m instanceof Append append)) {
+                    throw new MalformedFrameException("APPEND carries a " + m.getClass().getSimpleName());
+                }
+                run(c, id, op, () -> table.append(append), Messages::writeResult);
             }
             case GET -> {
                 AsyncTable table = table(body);

@@ -66,6 +66,11 @@ final class SleepingTable implements AsyncTable {
     }
 
     @Override
+    public CompletableFuture<Result> append(io.basalt.client.Append append) {
+        throw unsupported();
+    }
+
+    @Override
     public ResultScanner scanner(Scan scan) {
         throw unsupported();
     }

@@ -10,6 +10,7 @@ import io.basalt.client.Connection;
 import io.basalt.client.Delete;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.Get;
+import io.basalt.client.filter.Filter;
 import io.basalt.client.Increment;
 import io.basalt.client.Mutation;
 import io.basalt.client.Put;
@@ -112,8 +113,11 @@ public final class Shell {
                 case "delete" -> delete(command.args(), false);
                 case "deleteall" -> delete(command.args(), true);
                 case "incr" -> incr(command.args());
+                case "get_counter" -> getCounter(command.args());
+                case "append" -> append(command.args());
                 case "scan" -> scan(command.args());
                 case "count" -> count(command.args());
+                case "show_filters" -> showFilters();
                 case "flush" -> await(connection.admin().flush(name(command.args(), 0, "table")));
                 case "compact", "major_compact" -> await(connection.admin().compact(name(command.args(), 0, "table")));
                 case "list_regions" -> listRegions(name(command.args(), 0, "table"));
@@ -153,12 +157,16 @@ public final class Shell {
                   drop 't'                                    drop a table and its data (disable is accepted, not needed)
                   truncate 't' / truncate_preserve 't'        delete every row (truncate_preserve keeps the regions)
                   put 't', 'row', 'f:q', 'value' [, ts]       write one cell
-                  get 't', 'row' [, 'f:q' | {COLUMN => ['f:q'], VERSIONS => n, TIMERANGE => [min, max]}]
+                  get 't', 'row' [, 'f:q' | {COLUMN => ['f:q'], VERSIONS => n, TIMERANGE => [min, max], FILTER => "..."}]
                   delete 't', 'row', 'f:q' [, ts]             delete a column's versions at or below ts (default: all)
                   deleteall 't', 'row' [, 'f:q']              delete a whole row (or a column)
                   incr 't', 'row', 'f:q' [, n]                add n (default 1) to a counter
+                  get_counter 't', 'row', 'f:q'               a counter's value
+                  append 't', 'row', 'f:q', 'value'           add bytes to the end of a column's value
                   scan 't' [, {LIMIT => n, STARTROW => 'a', STOPROW => 'b', COLUMNS => ['f:q'],
-                               REVERSED => true, VERSIONS => n, TIMERANGE => [min, max]}]
+                               REVERSED => true, VERSIONS => n, TIMERANGE => [min, max],
+                               ROWPREFIXFILTER => 'u', FILTER => "PrefixFilter('u') AND ValueFilter(=, 'binary:x')"}]
+                  show_filters                                the filters FILTER => "..." can name
                   count 't'                                   count rows (of a table, or of one region by name)
                   flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
@@ -409,8 +417,9 @@ public final class Shell {
                         case "TIMERANGE" -> get.setTimeRange(timeRange(e.getValue()));
                         case "TIMESTAMP" -> get.setTimeRange(TimeRange.at(number(e.getValue(), "TIMESTAMP")));
                         case "CONSISTENCY" -> get.setConsistency(consistency(e.getValue()));
+                        case "FILTER" -> get.setFilter(filter(e.getValue()));
                         default -> throw new UsageError("unknown get option " + e.getKey()
-                                + " (known: COLUMN, VERSIONS, TIMERANGE, TIMESTAMP, CONSISTENCY)");
+                                + " (known: COLUMN, VERSIONS, TIMERANGE, TIMESTAMP, CONSISTENCY, FILTER)");
                     }
                 }
             } else {
@@ -475,6 +484,31 @@ public final class Shell {
         await(table.delete((Delete) delete));
     }
 
+    private void getCounter(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
+        if (column[1] == null) {
+            throw new UsageError("get_counter needs a column as 'family:qualifier'");
+        }
+        Result result = await(table.get(new Get(bytes(args, 1, "row")).addColumn(column[0], column[1])));
+        if (result.isEmpty()) {
+            out.println("No counter found at specified coordinates");
+            return;
+        }
+        out.println("COUNTER VALUE = " + Increment.decode(result.cells().getFirst().value()));
+    }
+
+    private void append(List<Object> args) {
+        AsyncTable table = connection.table(name(args, 0, "table"));
+        byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
+        if (column[1] == null) {
+            throw new UsageError("append needs a column as 'family:qualifier'");
+        }
+        Result result = await(table.append(new io.basalt.client.Append(bytes(args, 1, "row"))
+                .addColumn(column[0], column[1], bytes(args, 3, "value"))));
+        out.println("CURRENT VALUE = " + Bytes.toStringBinary(result.cells().getFirst().value()));
+    }
+
     private void incr(List<Object> args) {
         AsyncTable table = connection.table(name(args, 0, "table"));
         byte[][] column = column(bytes(args, 2, "column 'family:qualifier'"));
@@ -488,6 +522,7 @@ public final class Shell {
 
     private Scan scanFrom(Map<String, Object> options) {
         Scan scan = new Scan();
+        byte[] rowPrefix = null;
         for (var e : options.entrySet()) {
             Object v = e.getValue();
             switch (e.getKey()) {
@@ -500,12 +535,40 @@ public final class Shell {
                 case "TIMERANGE" -> scan.setTimeRange(timeRange(v));
                 case "CACHE", "CACHING" -> scan.setCaching((int) number(v, "CACHING"));
                 case "CONSISTENCY" -> scan.setConsistency(consistency(v));
+                case "FILTER" -> scan.setFilter(filter(v));
+                case "ROWPREFIXFILTER" -> rowPrefix = bytes(List.of(v), 0, "ROWPREFIXFILTER");
+                case "RAW" -> throw new UsageError("RAW scans (delete markers shown) are not supported yet");
                 default -> throw new UsageError("unknown scan option " + e.getKey()
                         + " (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS, TIMERANGE, CACHING,"
-                        + " CONSISTENCY)");
+                        + " CONSISTENCY, FILTER, ROWPREFIXFILTER)");
             }
         }
+        if (rowPrefix != null) {
+            if (scan.startRow().length > 0 || scan.stopRow().length > 0) {
+                throw new UsageError("ROWPREFIXFILTER sets the start and stop rows; give it without STARTROW and STOPROW");
+            }
+            scan.setStartStopRowForPrefixScan(rowPrefix);
+        }
         return scan;
+    }
+
+    /** A FILTER option: a string in HBase's filter language. */
+    private static Filter filter(Object value) {
+        if (!(value instanceof byte[] text)) {
+            throw new UsageError("FILTER takes a string in the filter language, like \"PrefixFilter('u')\"; got "
+                    + describeValue(value) + " (filter objects are for Java code)");
+        }
+        try {
+            return Filter.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageError(e.getMessage());
+        }
+    }
+
+    private void showFilters() {
+        for (String name : Filter.names()) {
+            out.println(name);
+        }
     }
 
     private void scan(List<Object> args) {

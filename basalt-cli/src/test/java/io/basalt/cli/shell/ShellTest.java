@@ -99,9 +99,51 @@ class ShellTest {
                 "ERROR: unknown command 'frobnicate'; type help for the list",
                 "ERROR: missing row (argument 2)",
                 "ERROR: unknown scan option LIMT (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS,"
-                        + " TIMERANGE, CACHING, CONSISTENCY)");
+                        + " TIMERANGE, CACHING, CONSISTENCY, FILTER, ROWPREFIXFILTER)");
         assertThat(out).contains("Created table t").contains("TABLE\nt\n");
         assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void scansAndGetsTakeFiltersInHBasesLanguage() {
+        run("create 't', 'f', 'g'; put 't', 'u1', 'f:a', 'x1'; put 't', 'u1', 'f:b', 'y1'; put 't', 'u2', 'f:a', 'x2';"
+                + " put 't', 'v1', 'g:c', 'x3'");
+        String prefixed = run("scan 't', {FILTER => \"PrefixFilter('u') AND (QualifierFilter(>=, 'binary:b') OR"
+                + " ValueFilter(=, 'substring:X2'))\"}");
+        assertThat(prefixed).contains("u1").contains("column=f:b").contains("value=x2").doesNotContain("value=x1")
+                .doesNotContain("v1").contains("2 row(s)");
+        assertThat(run("scan 't', {ROWPREFIXFILTER => 'u1'}")).contains("value=x1").contains("value=y1")
+                .doesNotContain("u2").contains("1 row(s)");
+        assertThat(run("scan 't', {ROWPREFIXFILTER => 'u', REVERSED => true}").lines()
+                .filter(l -> l.startsWith(" u")).map(l -> l.substring(1, 3)).distinct()).containsExactly("u2", "u1");
+        assertThat(run("get 't', 'u1', {FILTER => \"ValueFilter(=, 'regexstring:^y')\"}")).contains("value=y1")
+                .doesNotContain("value=x1");
+        assertThat(run("show_filters")).contains("PrefixFilter").contains("SingleColumnValueFilter");
+    }
+
+    @Test
+    void appendAndGetCounter() {
+        run("create 't', 'f'");
+        assertThat(run("append 't', 'r', 'f:s', 'ab'")).contains("CURRENT VALUE = ab");
+        assertThat(run("append 't', 'r', 'f:s', \"\\x00c\"")).contains("CURRENT VALUE = ab\\x00c");
+        run("incr 't', 'c', 'f:n', 5");
+        assertThat(run("get_counter 't', 'c', 'f:n'")).contains("COUNTER VALUE = 5");
+        assertThat(run("get_counter 't', 'nope', 'f:n'")).contains("No counter found");
+        assertThat(run("get_counter 't', 'r', 'f:s'")).contains("ERROR: value of 4 bytes is not a counter");
+    }
+
+    @Test
+    void badFiltersAreRefusedByName() {
+        run("create 't', 'f'");
+        assertThat(run("scan 't', {FILTER => \"ColumnValueFilter('f', 'a', =, 'binary:x')\"}"))
+                .contains("ERROR: ColumnValueFilter is not supported by Basalt; use SingleColumnValueFilter");
+        assertThat(run("scan 't', {FILTER => \"PrefixFilter('u'\"}")).contains("ERROR: filter expression, at character");
+        assertThat(run("scan 't', {FILTER => \"ValueFilter(=, 'regexstring:a(')\"}"))
+                .contains("ERROR: ValueFilter: regular expression 'a(' does not parse");
+        assertThat(run("scan 't', {FILTER => 42}")).contains("ERROR: FILTER takes a string in the filter language");
+        assertThat(run("scan 't', {ROWPREFIXFILTER => 'u', STARTROW => 'a'}"))
+                .contains("ERROR: ROWPREFIXFILTER sets the start and stop rows");
+        assertThat(run("scan 't', {RAW => true}")).contains("ERROR: RAW scans");
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.basalt.cell.Cell;
 import io.basalt.cell.CellBlock;
 import io.basalt.cell.CellType;
 import io.basalt.cell.MalformedCellException;
+import io.basalt.client.Append;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.ClusterInfo;
 import io.basalt.client.Compression;
@@ -40,15 +41,19 @@ import java.util.NavigableSet;
  * request decoded but is invalid).
  *
  * <pre>
- * mutation   := kind u8 (0 put, 1 delete, 2 increment) | row bytes | timestamp i64 | cell block
+ * mutation   := kind u8 (0 put, 1 delete, 2 increment, 3 append) | row bytes | timestamp i64 | cell block
  * selection  := familyCount varint | (family bytes | qualifierCount varint | qualifier bytes*)*
- *               | timeMin i64 | timeMax i64 | maxVersions varint
+ *               | timeMin i64 | timeMax i64 | maxVersions varint | hasFilter bool | [filter (FilterCodec)]
  * get        := row bytes | selection
  * scan       := selection | startRow bytes | startInclusive bool | stopRow bytes | stopInclusive bool
  *               | reversed bool | limit varlong | caching varint | batch varint
  *               | maxResultSize varlong | allowPartialResults bool
- * check      := row bytes | family bytes | qualifier bytes | hasExpected bool | [expected bytes]
+ * check      := row bytes | family bytes | qualifier bytes | condition u8 | [condition fields]
  *               | mutationCount varint | mutation*
+ *               condition 0: the column is absent; 1: expected bytes (equal); 2: op u8 | value bytes
+ *               | timeMin i64 | timeMax i64; 3: filter | timeMin i64 | timeMax i64 (family and
+ *               qualifier empty); 4: none (family and qualifier empty). 0 and 1 read as the boolean
+ *               "has expected" of versions before 5, so replicated logs written then decode alike.
  * table      := name string | familyCount varint | (name string | maxVersions varint | ttlMillis varlong
  *               | bloom bool | blockSize varint | compression u8)*
  * results    := a row section (Wire.writeRows): count varint | length varint
@@ -63,6 +68,7 @@ public final class Messages {
     private static final int PUT = 0;
     private static final int DELETE = 1;
     private static final int INCREMENT = 2;
+    private static final int APPEND = 3;
 
     // ------------------------------------------------------------------ mutations
 
@@ -71,6 +77,7 @@ public final class Messages {
             case Put _ -> PUT;
             case Delete _ -> DELETE;
             case Increment _ -> INCREMENT;
+            case Append _ -> APPEND;
         };
         buf.writeByte(kind);
         Wire.writeBytes(buf, mutation.row());
@@ -123,8 +130,16 @@ public final class Messages {
                 }
                 return increment;
             }
-            default -> throw new MalformedFrameException("mutation kind " + kind + " is not 0 (put), 1 (delete) or"
-                    + " 2 (increment)");
+            case APPEND -> {
+                Append append = new Append(row);
+                for (Cell cell : cells) {
+                    requireType(cell, CellType.PUT, "append");
+                    append.addColumn(cell.familyBytes(), cell.qualifierBytes(), cell.valueBytes());
+                }
+                return append;
+            }
+            default -> throw new MalformedFrameException("mutation kind " + kind + " is not 0 (put), 1 (delete),"
+                    + " 2 (increment) or 3 (append)");
         }
     }
 
@@ -169,6 +184,10 @@ public final class Messages {
         buf.writeLong(query.timeRange().min());
         buf.writeLong(query.timeRange().max());
         Wire.writeVarint(buf, query.maxVersions());
+        Wire.writeBoolean(buf, query.filter() != null);
+        if (query.filter() != null) {
+            FilterCodec.write(buf, query.filter());
+        }
     }
 
     private static void readSelection(ByteBuf buf, Query<?> query) {
@@ -191,6 +210,9 @@ public final class Messages {
             query.readAllVersions();
         } else {
             query.readVersions(versions);
+        }
+        if (Wire.readBoolean(buf, "has filter")) {
+            query.setFilter(FilterCodec.read(buf));
         }
     }
 
@@ -261,11 +283,28 @@ public final class Messages {
 
     public static void writeCheckAndMutate(ByteBuf buf, CheckAndMutate check) {
         Wire.writeBytes(buf, check.row());
-        Wire.writeBytes(buf, check.family());
-        Wire.writeBytes(buf, check.qualifier());
-        Wire.writeBoolean(buf, check.expected() != null);
-        if (check.expected() != null) {
+        boolean column = check.family() != null;
+        Wire.writeBytes(buf, column ? check.family() : Bytes.EMPTY);
+        Wire.writeBytes(buf, column ? check.qualifier() : Bytes.EMPTY);
+        boolean allTime = check.timeRange().equals(TimeRange.ALL);
+        if (check.unconditional()) {
+            buf.writeByte(4);
+        } else if (check.filter() != null) {
+            buf.writeByte(3);
+            FilterCodec.write(buf, check.filter());
+            buf.writeLong(check.timeRange().min());
+            buf.writeLong(check.timeRange().max());
+        } else if (check.expected() == null && allTime) {
+            buf.writeByte(0);
+        } else if (check.operator() == io.basalt.client.filter.CompareOperator.EQUAL && allTime) {
+            buf.writeByte(1);
             Wire.writeBytes(buf, check.expected());
+        } else {
+            buf.writeByte(2);
+            buf.writeByte(check.operator() == null ? 0xFF : check.operator().ordinal()); // 0xFF: absent
+            Wire.writeBytes(buf, check.expected() == null ? Bytes.EMPTY : check.expected());
+            buf.writeLong(check.timeRange().min());
+            buf.writeLong(check.timeRange().max());
         }
         writeMutations(buf, check.mutations());
     }
@@ -274,14 +313,31 @@ public final class Messages {
         byte[] row = Wire.readBytes(buf, "check row");
         byte[] family = Wire.readBytes(buf, "check family");
         byte[] qualifier = Wire.readBytes(buf, "check qualifier");
-        byte[] expected = Wire.readBoolean(buf, "check has expected") ? Wire.readBytes(buf, "check expected") : null;
-        List<Mutation> mutations = readMutations(buf);
+        int condition = Wire.readUnsignedByte(buf, "check condition");
         CheckAndMutate.Builder builder = CheckAndMutate.onRow(row);
-        if (expected == null) {
-            builder.ifAbsent(family, qualifier);
-        } else {
-            builder.ifEquals(family, qualifier, expected);
+        switch (condition) {
+            case 0 -> builder.ifAbsent(family, qualifier);
+            case 1 -> builder.ifEquals(family, qualifier, Wire.readBytes(buf, "check expected"));
+            case 2 -> {
+                int op = Wire.readUnsignedByte(buf, "check operator");
+                byte[] value = Wire.readBytes(buf, "check value");
+                if (op == 0xFF) {
+                    builder.ifAbsent(family, qualifier);
+                } else if (op < io.basalt.client.filter.CompareOperator.values().length) {
+                    builder.ifMatches(family, qualifier, io.basalt.client.filter.CompareOperator.values()[op], value);
+                } else {
+                    throw new MalformedFrameException("check operator " + op + " is unknown");
+                }
+                builder.timeRange(new TimeRange(Wire.readLong(buf, "check time min"), Wire.readLong(buf, "check time max")));
+            }
+            case 3 -> {
+                builder.ifMatches(FilterCodec.read(buf));
+                builder.timeRange(new TimeRange(Wire.readLong(buf, "check time min"), Wire.readLong(buf, "check time max")));
+            }
+            case 4 -> builder.always();
+            default -> throw new MalformedFrameException("check condition " + condition + " is not 0 to 4");
         }
+        List<Mutation> mutations = readMutations(buf);
         return builder.then(mutations.toArray(Mutation[]::new));
     }
 

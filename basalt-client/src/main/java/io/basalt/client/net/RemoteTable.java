@@ -1,5 +1,6 @@
 package io.basalt.client.net;
 
+import io.basalt.client.Append;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BasaltException;
 import io.basalt.client.CheckAndMutate;
@@ -101,6 +102,15 @@ final class RemoteTable implements AsyncTable {
         return rpc.write(OpCode.INCREMENT, what(OpCode.INCREMENT), hint(increment.heapSize()), buf -> {
             header(buf);
             Messages.writeMutation(buf, increment);
+        }, Messages::readResult);
+    }
+
+    @Override
+    public CompletableFuture<Result> append(Append append) {
+        Objects.requireNonNull(append, "append");
+        return rpc.write(OpCode.APPEND, what(OpCode.APPEND), hint(append.heapSize()), buf -> {
+            header(buf);
+            Messages.writeMutation(buf, append);
         }, Messages::readResult);
     }
 

@@ -1,5 +1,6 @@
 package io.basalt.client.net;
 
+import io.basalt.client.Append;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.CheckAndMutate;
 import io.basalt.client.Delete;
@@ -67,6 +68,11 @@ final class RoutedTable implements AsyncTable {
     @Override
     public CompletableFuture<Result> increment(Increment increment) {
         return at(Objects.requireNonNull(increment, "increment").row()).increment(increment);
+    }
+
+    @Override
+    public CompletableFuture<Result> append(Append append) {
+        return at(Objects.requireNonNull(append, "append").row()).append(append);
     }
 
     @Override

@@ -127,8 +127,21 @@ class MessagesTest {
     }
 
     @Provide
+    Arbitrary<io.basalt.client.Append> appends() {
+        Arbitrary<List<Object[]>> columns = Combinators.combine(bytes(0, 6), bytes(0, 10), bytes(0, 20))
+                .as((f, q, v) -> new Object[] {f, q, v}).list().ofMaxSize(5);
+        return Combinators.combine(rows(), columns).as((row, cols) -> {
+            io.basalt.client.Append append = new io.basalt.client.Append(row);
+            for (Object[] c : cols) {
+                append.addColumn((byte[]) c[0], (byte[]) c[1], (byte[]) c[2]);
+            }
+            return append;
+        });
+    }
+
+    @Provide
     Arbitrary<Mutation> mutations() {
-        return Arbitraries.oneOf(puts(), deletes(), increments());
+        return Arbitraries.oneOf(puts(), deletes(), increments(), appends());
     }
 
     /** Applies a random column, time and version selection. */
@@ -191,10 +204,25 @@ class MessagesTest {
             Arbitrary<List<Mutation>> mutations = Arbitraries.oneOf(puts(sameRow).map(Mutation.class::cast),
                     deletes(sameRow).map(Mutation.class::cast)).list().ofMinSize(1).ofMaxSize(3);
             Arbitrary<byte[]> expected = bytes(0, 10).injectNull(0.25);
-            return Combinators.combine(bytes(0, 5), bytes(0, 8), expected, mutations).as((f, q, e, ms) -> {
-                CheckAndMutate.Builder b = CheckAndMutate.onRow(row);
-                return (e == null ? b.ifAbsent(f, q) : b.ifEquals(f, q, e)).then(ms.toArray(Mutation[]::new));
-            });
+            Arbitrary<Integer> kinds = Arbitraries.integers().between(0, 4);
+            Arbitrary<io.basalt.client.filter.CompareOperator> ops = Arbitraries.of(io.basalt.client.filter.CompareOperator.class);
+            Arbitrary<io.basalt.client.TimeRange> ranges = Arbitraries.longs().between(0, 100)
+                    .map(min -> new io.basalt.client.TimeRange(min, min + 10)).injectNull(0.5);
+            return Combinators.combine(bytes(0, 5), bytes(0, 8), expected, mutations, kinds, ops, ranges)
+                    .as((f, q, e, ms, kind, op, range) -> {
+                        CheckAndMutate.Builder b = CheckAndMutate.onRow(row);
+                        switch (kind) {
+                            case 0 -> b.ifAbsent(f, q);
+                            case 1 -> b.ifEquals(f, q, e == null ? new byte[0] : e);
+                            case 2 -> b.ifMatches(f, q, op, e == null ? new byte[0] : e);
+                            case 3 -> b.ifMatches(new io.basalt.client.filter.PrefixFilter(f));
+                            default -> b.always();
+                        }
+                        if (range != null && kind < 4) {
+                            b.timeRange(range);
+                        }
+                        return b.then(ms.toArray(Mutation[]::new));
+                    });
         });
     }
 
@@ -368,11 +396,42 @@ class MessagesTest {
             assertThat(a.family()).isEqualTo(e.family());
             assertThat(a.qualifier()).isEqualTo(e.qualifier());
             assertThat(a.expected()).isEqualTo(e.expected());
+            assertThat(a.operator()).isEqualTo(e.operator());
+            assertThat(a.unconditional()).isEqualTo(e.unconditional());
+            assertThat(a.timeRange()).isEqualTo(e.timeRange());
+            assertThat(a.filter() == null ? null : a.filter().toString())
+                    .isEqualTo(e.filter() == null ? null : e.filter().toString());
             assertThat(a.mutations()).hasSameSizeAs(e.mutations());
             for (int i = 0; i < e.mutations().size(); i++) {
                 assertSameMutation(a.mutations().get(i), e.mutations().get(i));
             }
         });
+    }
+
+    /**
+     * A replicated log written by protocol version 4 holds checks as row, family, qualifier, a
+     * "has expected" boolean and the expected bytes: they decode to the same conditions now.
+     */
+    @org.junit.jupiter.api.Test
+    void checksInTheVersion4LayoutDecodeTheSame() {
+        for (boolean hasExpected : new boolean[] {false, true}) {
+            ByteBuf buf = io.netty.buffer.Unpooled.buffer();
+            io.basalt.protocol.Wire.writeBytes(buf, "r".getBytes());
+            io.basalt.protocol.Wire.writeBytes(buf, "f".getBytes());
+            io.basalt.protocol.Wire.writeBytes(buf, "q".getBytes());
+            io.basalt.protocol.Wire.writeBoolean(buf, hasExpected);
+            if (hasExpected) {
+                io.basalt.protocol.Wire.writeBytes(buf, "v".getBytes());
+            }
+            Messages.writeMutations(buf, List.of(new Put("r".getBytes()).addColumn("f".getBytes(), "q".getBytes(),
+                    "w".getBytes())));
+            CheckAndMutate check = Messages.readCheckAndMutate(buf);
+            assertThat(check.family()).isEqualTo("f".getBytes());
+            assertThat(check.expected()).isEqualTo(hasExpected ? "v".getBytes() : null);
+            assertThat(check.operator()).isEqualTo(hasExpected ? io.basalt.client.filter.CompareOperator.EQUAL : null);
+            assertThat(check.timeRange()).isEqualTo(io.basalt.client.TimeRange.ALL);
+            assertThat(check.mutations()).hasSize(1);
+        }
     }
 
     @Property(tries = 200)
@@ -580,7 +639,7 @@ class MessagesTest {
                 .hasMessageContaining("bad name!");
         ByteBuf zeroVersions = Unpooled.buffer();
         Messages.writeGet(zeroVersions, Get.of("r"));
-        zeroVersions.setByte(zeroVersions.writerIndex() - 1, 0); // max versions, the last field
+        zeroVersions.setByte(zeroVersions.writerIndex() - 2, 0); // max versions, before the has-filter flag
         assertThatThrownBy(() -> Messages.readGet(zeroVersions)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("versions");
     }

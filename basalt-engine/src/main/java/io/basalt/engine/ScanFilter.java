@@ -1,0 +1,1100 @@
+package io.basalt.engine;
+
+import com.google.re2j.Pattern;
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.client.filter.BinaryComparator;
+import io.basalt.client.filter.BinaryPrefixComparator;
+import io.basalt.client.filter.ByteArrayComparable;
+import io.basalt.client.filter.ColumnCountGetFilter;
+import io.basalt.client.filter.ColumnPaginationFilter;
+import io.basalt.client.filter.ColumnPrefixFilter;
+import io.basalt.client.filter.ColumnRangeFilter;
+import io.basalt.client.filter.CompareOperator;
+import io.basalt.client.filter.FamilyFilter;
+import io.basalt.client.filter.Filter;
+import io.basalt.client.filter.FilterList;
+import io.basalt.client.filter.FirstKeyOnlyFilter;
+import io.basalt.client.filter.FuzzyRowFilter;
+import io.basalt.client.filter.InclusiveStopFilter;
+import io.basalt.client.filter.KeyOnlyFilter;
+import io.basalt.client.filter.MultiRowRangeFilter;
+import io.basalt.client.filter.MultipleColumnPrefixFilter;
+import io.basalt.client.filter.NullComparator;
+import io.basalt.client.filter.PageFilter;
+import io.basalt.client.filter.PrefixFilter;
+import io.basalt.client.filter.QualifierFilter;
+import io.basalt.client.filter.RandomRowFilter;
+import io.basalt.client.filter.RegexStringComparator;
+import io.basalt.client.filter.RowFilter;
+import io.basalt.client.filter.SingleColumnValueExcludeFilter;
+import io.basalt.client.filter.SingleColumnValueFilter;
+import io.basalt.client.filter.SkipFilter;
+import io.basalt.client.filter.SubstringComparator;
+import io.basalt.client.filter.TimestampsFilter;
+import io.basalt.client.filter.ValueFilter;
+import io.basalt.client.filter.WhileMatchFilter;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.ToIntFunction;
+import java.util.random.RandomGenerator;
+
+/**
+ * A client {@link Filter} compiled for one scan or get: the stateful matcher the region reader
+ * consults at each row and at each cell it would return.
+ *
+ * <p><b>Protocol.</b> For each row, in the scan's order: {@link #startRow} decides from the key
+ * alone (include, skip, or stop the scan); for an included row, {@link #cell} judges each cell the
+ * unfiltered read would return (so filters see versions after deletes, time range and version
+ * limits: see {@link Filter}) and may tell the reader to step, leave the column, seek to a later
+ * column, leave the family or leave the row; then, if cells are left, {@link #rowExcluded} may
+ * drop the row as a whole and {@link #transform} rewrite it. {@link #stopped} says no later row
+ * can pass, so the scan ends without reading on.
+ *
+ * <p><b>Seeking.</b> The reason filters run in the reader and not over finished rows: a skip
+ * level becomes a seek in the merge, so a prefix, a row range or a fuzzy rule moves the reader to
+ * the next row that can match, and a column prefix or range to the next column that can. HBase
+ * users know the cost of the alternative (a PrefixFilter without a start row reads the table from
+ * its first row, HBASE-14397). Skip decisions are hints, never needed for correctness: a filter
+ * asked again about a cell before its hint answers the same way, which is what lets a list that
+ * needs only one of its filters to pass seek as far as the nearest hint.
+ *
+ * <p>Not thread-safe: one per scan, shared by the scan's region scanners in turn, so a page or a
+ * while-match spans the regions of one node.
+ */
+abstract class ScanFilter {
+
+    /** {@link #startRow}: read the row. */
+    static final int ROW_INCLUDE = 0;
+    /** {@link #startRow}: pass over the row, seeking to {@link #rowHint()} when there is one. */
+    static final int ROW_SKIP = 1;
+    /** {@link #startRow}: no row from here on can pass. */
+    static final int ROW_STOP = 2;
+
+    /** {@link #cell} skip levels, in increasing reach; {@link #INCLUDE} is or-ed in to keep the cell. */
+    static final int SKIP = 0;
+    static final int NEXT_COLUMN = 1;
+    /** Seek to the column {@link #columnHint()} in the cell's family. */
+    static final int SEEK = 2;
+    static final int NEXT_FAMILY = 3;
+    static final int NEXT_ROW = 4;
+    static final int INCLUDE = 8;
+    private static final int LEVEL = 7;
+
+    static int level(int code) {
+        return code & LEVEL;
+    }
+
+    static boolean included(int code) {
+        return (code & INCLUDE) != 0;
+    }
+
+    /** Starts a row (resetting per-row state) and judges its key; by default every key passes. */
+    int startRow(byte[] row) {
+        return ROW_INCLUDE;
+    }
+
+    /**
+     * After {@link #ROW_SKIP}: where the next row that may pass is, or {@code null}. Forward, the
+     * next candidate is at or after it; in a reversed scan, strictly before it.
+     */
+    byte[] rowHint() {
+        return null;
+    }
+
+    /** Judges the next cell of an included row ({@code cell} is valid only during the call); by default every cell passes. */
+    int cell(Cell cell) {
+        return INCLUDE;
+    }
+
+    /** After {@link #SEEK}: a qualifier of the cell's family, after the cell's, where the next candidate column is. */
+    byte[] columnHint() {
+        return null;
+    }
+
+    /** At the end of a row that kept cells: whether to drop the whole row. */
+    boolean rowExcluded() {
+        return false;
+    }
+
+    /** Rewrites a kept row's cells in place. */
+    void transform(List<Cell> cells) {}
+
+    /** Whether no later row can pass. */
+    boolean stopped() {
+        return false;
+    }
+
+    /** Compiles {@code filter} for a scan in the given direction. */
+    static ScanFilter compile(Filter filter, boolean reversed) {
+        return compile(filter, reversed, RandomGenerator.getDefault());
+    }
+
+    static ScanFilter compile(Filter filter, boolean reversed, RandomGenerator random) {
+        return switch (filter) {
+            case PrefixFilter f -> new Prefix(f.prefix(), reversed);
+            case ColumnPrefixFilter f -> new ColumnPrefixes(List.of(f.prefix()));
+            case MultipleColumnPrefixFilter f -> new ColumnPrefixes(f.prefixes());
+            case ColumnRangeFilter f -> new ColumnRange(f);
+            case RowFilter f -> new RowCompare(f.operator(), comparator(f.comparator()));
+            case FamilyFilter f -> new CellCompare(f.operator(), comparator(f.comparator()), Part.FAMILY);
+            case QualifierFilter f -> new CellCompare(f.operator(), comparator(f.comparator()), Part.QUALIFIER);
+            case ValueFilter f -> new CellCompare(f.operator(), comparator(f.comparator()), Part.VALUE);
+            case SingleColumnValueFilter f -> new ColumnValue(f.family(), f.qualifier(), f.operator(),
+                    comparator(f.comparator()), f.filterIfMissing(), f.latestVersionOnly(), false);
+            case SingleColumnValueExcludeFilter f -> new ColumnValue(f.family(), f.qualifier(), f.operator(),
+                    comparator(f.comparator()), f.filterIfMissing(), f.latestVersionOnly(), true);
+            case PageFilter f -> new Page(f.pageSize());
+            case KeyOnlyFilter f -> new KeyOnly(f.lengthAsValue());
+            case FirstKeyOnlyFilter f -> new FirstKeyOnly();
+            case InclusiveStopFilter f -> new InclusiveStop(f.stopRow(), reversed);
+            case TimestampsFilter f -> new Timestamps(f.timestamps());
+            case ColumnCountGetFilter f -> new ColumnPage(f.limit(), 0, Bytes.EMPTY);
+            case ColumnPaginationFilter f -> new ColumnPage(f.limit(), f.offset(), f.columnOffset());
+            case RandomRowFilter f -> new RandomRow(f.chance(), random);
+            case FuzzyRowFilter f -> new FuzzyRow(f.rules(), reversed);
+            case MultiRowRangeFilter f -> new RowRanges(f.ranges(), reversed);
+            case WhileMatchFilter f -> new WhileMatch(compile(f.filter(), reversed, random));
+            case SkipFilter f -> new SkipRow(compile(f.filter(), reversed, random));
+            case FilterList f -> {
+                List<ScanFilter> children = new ArrayList<>();
+                for (Filter child : f.filters()) {
+                    children.add(compile(child, reversed, random));
+                }
+                yield f.operator() == FilterList.Operator.MUST_PASS_ALL ? new All(children, reversed)
+                        : new One(children, reversed);
+            }
+        };
+    }
+
+    /** The comparator as a function of the cell's bytes; a regular expression is compiled once here. */
+    private static ToIntFunction<MemorySegment> comparator(ByteArrayComparable comparator) {
+        return switch (comparator) {
+            case RegexStringComparator r -> {
+                Pattern compiled = r.compiled();
+                yield bytes -> RegexStringComparator.matches(compiled, bytes) ? 0 : 1;
+            }
+            case BinaryComparator b -> b::compareTo;
+            case BinaryPrefixComparator b -> b::compareTo;
+            case SubstringComparator s -> s::compareTo;
+            case NullComparator n -> n::compareTo;
+        };
+    }
+
+    /** -1, 0 or 1: whether {@code row} sorts before every row starting with {@code prefix}, starts with it, or after. */
+    static int comparePrefix(MemorySegment row, byte[] prefix) {
+        long n = Math.min(row.byteSize(), prefix.length);
+        int c = Bytes.compare(row, 0, n, MemorySegment.ofArray(prefix), 0, n);
+        if (c != 0) {
+            return c < 0 ? -1 : 1;
+        }
+        return row.byteSize() >= prefix.length ? 0 : -1;
+    }
+
+    /** The smallest key after every key starting with {@code prefix}, or {@code null} when none is (all 0xFF). */
+    static byte[] afterPrefix(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] next = Arrays.copyOf(prefix, i + 1);
+                next[i]++;
+                return next;
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameColumn(Cell cell, byte[] family, byte[] qualifier) {
+        return Bytes.compare(cell.qualifier(), MemorySegment.ofArray(qualifier)) == 0
+                && Bytes.compare(cell.family(), MemorySegment.ofArray(family)) == 0;
+    }
+
+    // ------------------------------------------------------------------ row filters
+
+    /** {@link PrefixFilter}: seeks to the prefix, stops after it. */
+    private static final class Prefix extends ScanFilter {
+        private final byte[] prefix;
+        private final boolean reversed;
+        private byte[] hint;
+        private boolean done;
+
+        Prefix(byte[] prefix, boolean reversed) {
+            this.prefix = prefix;
+            this.reversed = reversed;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            int c = comparePrefix(MemorySegment.ofArray(row), prefix);
+            if (c == 0) {
+                return ROW_INCLUDE;
+            }
+            if ((c < 0) != reversed) { // not there yet
+                hint = reversed ? afterPrefix(prefix) : prefix;
+                return ROW_SKIP;
+            }
+            done = true;
+            return ROW_STOP;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return hint;
+        }
+
+        @Override
+        boolean stopped() {
+            return done;
+        }
+    }
+
+    /** {@link InclusiveStopFilter}. */
+    private static final class InclusiveStop extends ScanFilter {
+        private final byte[] stop;
+        private final boolean reversed;
+        private boolean done;
+
+        InclusiveStop(byte[] stop, boolean reversed) {
+            this.stop = stop;
+            this.reversed = reversed;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            int c = Bytes.compare(row, stop);
+            if (reversed ? c < 0 : c > 0) {
+                done = true;
+                return ROW_STOP;
+            }
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        boolean stopped() {
+            return done;
+        }
+    }
+
+    /** {@link RowFilter}. */
+    private static final class RowCompare extends ScanFilter {
+        private final CompareOperator op;
+        private final ToIntFunction<MemorySegment> comparator;
+
+        RowCompare(CompareOperator op, ToIntFunction<MemorySegment> comparator) {
+            this.op = op;
+            this.comparator = comparator;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            return op.passes(comparator.applyAsInt(MemorySegment.ofArray(row))) ? ROW_INCLUDE : ROW_SKIP;
+        }
+    }
+
+    /** {@link RandomRowFilter}. */
+    private static final class RandomRow extends ScanFilter {
+        private final float chance;
+        private final RandomGenerator random;
+
+        RandomRow(float chance, RandomGenerator random) {
+            this.chance = chance;
+            this.random = random;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            return random.nextFloat() < chance ? ROW_INCLUDE : ROW_SKIP;
+        }
+    }
+
+    /** {@link PageFilter}: counts the rows it lets through; the next one after the page stops the scan. */
+    private static final class Page extends ScanFilter {
+        private final long size;
+        private long accepted;
+
+        Page(long size) {
+            this.size = size;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            return accepted >= size ? ROW_STOP : ROW_INCLUDE;
+        }
+
+        @Override
+        boolean rowExcluded() {
+            if (accepted >= size) {
+                return true;
+            }
+            accepted++;
+            return false;
+        }
+
+        @Override
+        boolean stopped() {
+            return accepted >= size;
+        }
+    }
+
+    /** {@link FuzzyRowFilter}: forward, seeks to the smallest row after the current one that a rule can match. */
+    private static final class FuzzyRow extends ScanFilter {
+        private final List<FuzzyRowFilter.Rule> rules;
+        private final boolean reversed;
+        private byte[] hint;
+        private boolean done;
+
+        FuzzyRow(List<FuzzyRowFilter.Rule> rules, boolean reversed) {
+            this.rules = rules.stream().map(r -> new FuzzyRowFilter.Rule(r.row(), r.mask())).toList();
+            this.reversed = reversed;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            hint = null;
+            for (FuzzyRowFilter.Rule rule : rules) {
+                if (matches(row, rule.row(), rule.mask())) {
+                    return ROW_INCLUDE;
+                }
+            }
+            if (reversed) {
+                return ROW_SKIP;
+            }
+            for (FuzzyRowFilter.Rule rule : rules) {
+                byte[] next = next(row, rule.row(), rule.mask());
+                if (next != null && (hint == null || Bytes.compare(next, hint) < 0)) {
+                    hint = next;
+                }
+            }
+            if (hint == null) {
+                done = true;
+                return ROW_STOP;
+            }
+            return ROW_SKIP;
+        }
+
+        static boolean matches(byte[] row, byte[] pattern, byte[] mask) {
+            if (row.length < pattern.length) {
+                return false;
+            }
+            for (int i = 0; i < pattern.length; i++) {
+                if (mask[i] == 0 && row[i] != pattern[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * The smallest row after {@code row} that the rule matches, or {@code null} when none is:
+         * keep {@code row} up to its first wrong fixed byte; if that byte is below the rule's, raise
+         * it; if above, carry into the nearest free byte before it that can grow; then fill the
+         * rest with the rule's fixed bytes and zeros.
+         */
+        static byte[] next(byte[] row, byte[] pattern, byte[] mask) {
+            int length = pattern.length;
+            byte[] out = Arrays.copyOf(row, Math.max(length, Math.min(row.length, length)));
+            int from = Math.min(row.length, length); // positions before this come from the row
+            for (int i = 0; i < Math.min(row.length, length); i++) {
+                if (mask[i] != 0 || row[i] == pattern[i]) {
+                    continue;
+                }
+                if (Byte.toUnsignedInt(row[i]) < Byte.toUnsignedInt(pattern[i])) {
+                    out[i] = pattern[i];
+                    from = i + 1;
+                } else {
+                    int j = i - 1;
+                    while (j >= 0 && (mask[j] == 0 || out[j] == (byte) 0xFF)) {
+                        j--;
+                    }
+                    if (j < 0) {
+                        return null;
+                    }
+                    out[j]++;
+                    from = j + 1;
+                }
+                break;
+            }
+            out = Arrays.copyOf(out, length);
+            for (int i = from; i < length; i++) {
+                out[i] = mask[i] == 0 ? pattern[i] : 0;
+            }
+            return out;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return hint;
+        }
+
+        @Override
+        boolean stopped() {
+            return done;
+        }
+    }
+
+    /** {@link MultiRowRangeFilter} over sorted, disjoint, half-open ranges. */
+    private static final class RowRanges extends ScanFilter {
+        private final byte[][] lows;
+        private final byte[][] highs; // empty: to the end
+        private final boolean reversed;
+        private byte[] hint;
+        private boolean done;
+
+        RowRanges(List<MultiRowRangeFilter.RowRange> ranges, boolean reversed) {
+            this.lows = ranges.stream().map(MultiRowRangeFilter.RowRange::start).toArray(byte[][]::new);
+            this.highs = ranges.stream().map(MultiRowRangeFilter.RowRange::stop).toArray(byte[][]::new);
+            this.reversed = reversed;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            hint = null;
+            if (!reversed) {
+                for (int i = 0; i < lows.length; i++) {
+                    if (highs[i].length == 0 || Bytes.compare(row, highs[i]) < 0) {
+                        if (Bytes.compare(row, lows[i]) >= 0) {
+                            return ROW_INCLUDE;
+                        }
+                        hint = lows[i];
+                        return ROW_SKIP;
+                    }
+                }
+            } else {
+                for (int i = lows.length - 1; i >= 0; i--) {
+                    if (Bytes.compare(row, lows[i]) >= 0) {
+                        if (highs[i].length == 0 || Bytes.compare(row, highs[i]) < 0) {
+                            return ROW_INCLUDE;
+                        }
+                        hint = highs[i];
+                        return ROW_SKIP;
+                    }
+                }
+            }
+            done = true;
+            return ROW_STOP;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return hint;
+        }
+
+        @Override
+        boolean stopped() {
+            return done;
+        }
+    }
+
+    // ------------------------------------------------------------------ cell filters
+
+    private enum Part { FAMILY, QUALIFIER, VALUE }
+
+    /** {@link FamilyFilter}, {@link QualifierFilter}, {@link ValueFilter}. */
+    private static final class CellCompare extends ScanFilter {
+        private final CompareOperator op;
+        private final ToIntFunction<MemorySegment> comparator;
+        private final Part part;
+
+        CellCompare(CompareOperator op, ToIntFunction<MemorySegment> comparator, Part part) {
+            this.op = op;
+            this.comparator = comparator;
+            this.part = part;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            MemorySegment bytes = switch (part) {
+                case FAMILY -> cell.family();
+                case QUALIFIER -> cell.qualifier();
+                case VALUE -> cell.value();
+            };
+            if (op.passes(comparator.applyAsInt(bytes))) {
+                return INCLUDE;
+            }
+            return switch (part) {
+                case FAMILY -> NEXT_FAMILY;
+                case QUALIFIER -> NEXT_COLUMN;
+                case VALUE -> SKIP;
+            };
+        }
+    }
+
+    /** {@link ColumnPrefixFilter} and {@link MultipleColumnPrefixFilter} (prefixes sorted). */
+    private static final class ColumnPrefixes extends ScanFilter {
+        private final List<byte[]> prefixes;
+        private byte[] hint;
+
+        ColumnPrefixes(List<byte[]> prefixes) {
+            this.prefixes = prefixes;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            MemorySegment qualifier = cell.qualifier();
+            for (byte[] prefix : prefixes) {
+                int c = comparePrefix(qualifier, prefix);
+                if (c == 0) {
+                    return INCLUDE;
+                }
+                if (c < 0) {
+                    hint = prefix;
+                    return SEEK;
+                }
+            }
+            return NEXT_FAMILY;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return hint;
+        }
+    }
+
+    /** {@link ColumnRangeFilter}. */
+    private static final class ColumnRange extends ScanFilter {
+        private final byte[] min;
+        private final boolean minInclusive;
+        private final byte[] max;
+        private final boolean maxInclusive;
+        private final byte[] hint;
+
+        ColumnRange(ColumnRangeFilter f) {
+            this.min = f.minColumn();
+            this.minInclusive = f.minInclusive();
+            this.max = f.maxColumn();
+            this.maxInclusive = f.maxInclusive();
+            this.hint = minInclusive ? min : Arrays.copyOf(min, min.length + 1);
+        }
+
+        @Override
+        int cell(Cell cell) {
+            MemorySegment qualifier = cell.qualifier();
+            if (min.length > 0) {
+                int c = Bytes.compare(qualifier, MemorySegment.ofArray(min));
+                if (c < 0 || (c == 0 && !minInclusive)) {
+                    return SEEK;
+                }
+            }
+            if (max.length > 0) {
+                int c = Bytes.compare(qualifier, MemorySegment.ofArray(max));
+                if (c > 0 || (c == 0 && !maxInclusive)) {
+                    return NEXT_FAMILY;
+                }
+            }
+            return INCLUDE;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return hint;
+        }
+    }
+
+    /** {@link TimestampsFilter}: versions come newest first, so below the oldest wanted the column is done. */
+    private static final class Timestamps extends ScanFilter {
+        private final long[] timestamps;
+
+        Timestamps(List<Long> timestamps) {
+            this.timestamps = timestamps.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        int cell(Cell cell) {
+            long ts = cell.timestamp();
+            if (Arrays.binarySearch(timestamps, ts) >= 0) {
+                return INCLUDE;
+            }
+            return timestamps.length == 0 || ts < timestamps[0] ? NEXT_COLUMN : SKIP;
+        }
+    }
+
+    /** {@link KeyOnlyFilter}. */
+    private static final class KeyOnly extends ScanFilter {
+        private final boolean lengthAsValue;
+
+        KeyOnly(boolean lengthAsValue) {
+            this.lengthAsValue = lengthAsValue;
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            for (int i = 0; i < cells.size(); i++) {
+                Cell c = cells.get(i);
+                byte[] value = Bytes.EMPTY;
+                if (lengthAsValue) {
+                    value = java.nio.ByteBuffer.allocate(4).putInt((int) c.value().byteSize()).array();
+                }
+                cells.set(i, Cell.of(c.rowBytes(), c.familyBytes(), c.qualifierBytes(), c.timestamp(), c.type(), value));
+            }
+        }
+    }
+
+    /** {@link FirstKeyOnlyFilter}. */
+    private static final class FirstKeyOnly extends ScanFilter {
+        private boolean seen;
+
+        @Override
+        int startRow(byte[] row) {
+            seen = false;
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            if (seen) {
+                return NEXT_ROW;
+            }
+            seen = true;
+            return INCLUDE | NEXT_ROW;
+        }
+    }
+
+    /**
+     * {@link ColumnCountGetFilter} (offset 0) and {@link ColumnPaginationFilter}: counts the row's
+     * columns (across families), one version each. Asked again about a column it has counted, it
+     * answers as it did, which keeps it right inside a list that needs only one filter to pass.
+     */
+    private static final class ColumnPage extends ScanFilter {
+        private final int limit;
+        private final int offset;
+        private final byte[] columnOffset;
+        private int columns;
+        private byte[] lastFamily;
+        private byte[] lastQualifier;
+        private int lastCode;
+
+        ColumnPage(int limit, int offset, byte[] columnOffset) {
+            this.limit = limit;
+            this.offset = offset;
+            this.columnOffset = columnOffset;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            columns = 0;
+            lastFamily = null;
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            if (lastFamily != null && sameColumn(cell, lastFamily, lastQualifier)) {
+                return included(lastCode) ? NEXT_COLUMN : lastCode;
+            }
+            if (columnOffset.length > 0 && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(columnOffset)) < 0) {
+                return SEEK;
+            }
+            lastFamily = cell.familyBytes();
+            lastQualifier = cell.qualifierBytes();
+            columns++;
+            if (columns <= offset) {
+                lastCode = NEXT_COLUMN;
+            } else if (columns <= (long) offset + limit) {
+                lastCode = INCLUDE | NEXT_COLUMN;
+            } else {
+                lastCode = NEXT_ROW;
+            }
+            return lastCode;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return columnOffset;
+        }
+    }
+
+    /** {@link SingleColumnValueFilter} and {@link SingleColumnValueExcludeFilter}. */
+    private static final class ColumnValue extends ScanFilter {
+        private final byte[] family;
+        private final byte[] qualifier;
+        private final CompareOperator op;
+        private final ToIntFunction<MemorySegment> comparator;
+        private final boolean filterIfMissing;
+        private final boolean latestOnly;
+        private final boolean exclude;
+        private boolean seen;
+        private boolean matched;
+
+        ColumnValue(byte[] family, byte[] qualifier, CompareOperator op, ToIntFunction<MemorySegment> comparator,
+                    boolean filterIfMissing, boolean latestOnly, boolean exclude) {
+            this.family = family;
+            this.qualifier = qualifier;
+            this.op = op;
+            this.comparator = comparator;
+            this.filterIfMissing = filterIfMissing;
+            this.latestOnly = latestOnly;
+            this.exclude = exclude;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            seen = false;
+            matched = false;
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            if (sameColumn(cell, family, qualifier) && !(latestOnly && seen)) {
+                seen = true;
+                matched |= op.passes(comparator.applyAsInt(cell.value()));
+            }
+            return INCLUDE;
+        }
+
+        @Override
+        boolean rowExcluded() {
+            return seen ? !matched : filterIfMissing;
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            if (exclude) {
+                cells.removeIf(c -> sameColumn(c, family, qualifier));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ wrappers and lists
+
+    /** {@link WhileMatchFilter}: the first row or cell the inner filter drops ends the scan. */
+    private static final class WhileMatch extends ScanFilter {
+        private final ScanFilter inner;
+        private boolean done;
+
+        WhileMatch(ScanFilter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            if (done || inner.startRow(row) != ROW_INCLUDE) {
+                done = true;
+                return ROW_STOP;
+            }
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            int code = inner.cell(cell);
+            if (!included(code)) {
+                done = true;
+                return NEXT_ROW;
+            }
+            return code;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return inner.columnHint();
+        }
+
+        @Override
+        boolean rowExcluded() {
+            if (done || inner.rowExcluded()) {
+                done = true;
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            inner.transform(cells);
+        }
+
+        @Override
+        boolean stopped() {
+            return done || inner.stopped();
+        }
+    }
+
+    /** {@link SkipFilter}: a row the inner filter drops a cell of is dropped whole. */
+    private static final class SkipRow extends ScanFilter {
+        private final ScanFilter inner;
+        private boolean failed;
+
+        SkipRow(ScanFilter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            failed = false;
+            return inner.startRow(row);
+        }
+
+        @Override
+        byte[] rowHint() {
+            return inner.rowHint();
+        }
+
+        @Override
+        int cell(Cell cell) {
+            int code = inner.cell(cell);
+            if (!included(code)) {
+                failed = true;
+                return NEXT_ROW;
+            }
+            return code;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return inner.columnHint();
+        }
+
+        @Override
+        boolean rowExcluded() {
+            return failed || inner.rowExcluded();
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            inner.transform(cells);
+        }
+
+        @Override
+        boolean stopped() {
+            return inner.stopped();
+        }
+    }
+
+    /** Row hints compared in the scan's direction: forward the larger reaches further, reversed the smaller. */
+    private static byte[] further(byte[] a, byte[] b, boolean reversed) {
+        if (a == null) {
+            return b;
+        }
+        int c = Bytes.compare(a, b);
+        return (reversed ? c <= 0 : c >= 0) ? a : b;
+    }
+
+    /** {@link FilterList.Operator#MUST_PASS_ALL}: a cell or row passes only if every filter passes it. */
+    private static final class All extends ScanFilter {
+        private final List<ScanFilter> children;
+        private final boolean reversed;
+        private byte[] rowHint;
+        private byte[] columnHint;
+
+        All(List<ScanFilter> children, boolean reversed) {
+            this.children = children;
+            this.reversed = reversed;
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            rowHint = null;
+            int decision = ROW_INCLUDE;
+            for (ScanFilter child : children) {
+                int d = child.startRow(row);
+                if (d == ROW_STOP) {
+                    return ROW_STOP;
+                }
+                if (d == ROW_SKIP) {
+                    decision = ROW_SKIP;
+                    byte[] h = child.rowHint();
+                    if (h != null) {
+                        rowHint = further(rowHint, h, reversed); // every filter must pass: go as far as any says
+                    }
+                }
+            }
+            return decision;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return rowHint;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            boolean include = true;
+            int level = SKIP;
+            columnHint = null;
+            for (ScanFilter child : children) {
+                int code = child.cell(cell);
+                include &= included(code);
+                int l = level(code);
+                if (l == SEEK) {
+                    byte[] h = child.columnHint();
+                    if (columnHint == null || Bytes.compare(h, columnHint) > 0) {
+                        columnHint = h;
+                    }
+                }
+                level = Math.max(level, l);
+            }
+            return (include ? INCLUDE : 0) | level;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return columnHint;
+        }
+
+        @Override
+        boolean rowExcluded() {
+            for (ScanFilter child : children) {
+                if (child.rowExcluded()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            for (ScanFilter child : children) {
+                child.transform(cells);
+            }
+        }
+
+        @Override
+        boolean stopped() {
+            for (ScanFilter child : children) {
+                if (child.stopped()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * {@link FilterList.Operator#MUST_PASS_ONE}: a cell or row passes if any filter passes it. Only
+     * the filters that let the row's key through judge its cells, and a filter done with the row
+     * (it said next row) judges no more of them; the reader skips only as far as the filter that
+     * skips least.
+     */
+    private static final class One extends ScanFilter {
+        private final List<ScanFilter> children;
+        private final boolean reversed;
+        /** Per child, for the current row: it let the key through and has not finished with the row. */
+        private final boolean[] active;
+        /** Per child, for the current row: it let the key through. */
+        private final boolean[] admitted;
+        private byte[] rowHint;
+        private byte[] columnHint;
+
+        One(List<ScanFilter> children, boolean reversed) {
+            this.children = children;
+            this.reversed = reversed;
+            this.active = new boolean[children.size()];
+            this.admitted = new boolean[children.size()];
+        }
+
+        @Override
+        int startRow(byte[] row) {
+            if (children.isEmpty()) {
+                return ROW_INCLUDE;
+            }
+            rowHint = null;
+            boolean any = false;
+            boolean allStop = true;
+            boolean hintless = false;
+            for (int i = 0; i < children.size(); i++) {
+                ScanFilter child = children.get(i);
+                int d = child.stopped() ? ROW_STOP : child.startRow(row);
+                admitted[i] = active[i] = d == ROW_INCLUDE;
+                any |= d == ROW_INCLUDE;
+                allStop &= d == ROW_STOP;
+                if (d == ROW_SKIP) {
+                    byte[] h = child.rowHint();
+                    if (h == null) {
+                        hintless = true;
+                    } else if (rowHint == null || further(h, rowHint, reversed) == rowHint) {
+                        rowHint = h; // any filter may pass: go only as far as the nearest says
+                    }
+                }
+            }
+            if (any) {
+                return ROW_INCLUDE;
+            }
+            if (allStop) {
+                return ROW_STOP;
+            }
+            if (hintless) {
+                rowHint = null;
+            }
+            return ROW_SKIP;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return rowHint;
+        }
+
+        @Override
+        int cell(Cell cell) {
+            if (children.isEmpty()) {
+                return INCLUDE;
+            }
+            boolean include = false;
+            int level = NEXT_ROW;
+            columnHint = null;
+            for (int i = 0; i < children.size(); i++) {
+                if (!active[i]) {
+                    continue;
+                }
+                int code = children.get(i).cell(cell);
+                include |= included(code);
+                int l = level(code);
+                if (l == NEXT_ROW) {
+                    active[i] = false;
+                }
+                if (l < level) {
+                    level = l;
+                    columnHint = l == SEEK ? children.get(i).columnHint() : null;
+                } else if (l == SEEK && level == SEEK) {
+                    byte[] h = children.get(i).columnHint();
+                    if (Bytes.compare(h, columnHint) < 0) {
+                        columnHint = h;
+                    }
+                }
+            }
+            return (include ? INCLUDE : 0) | level;
+        }
+
+        @Override
+        byte[] columnHint() {
+            return columnHint;
+        }
+
+        @Override
+        boolean rowExcluded() {
+            if (children.isEmpty()) {
+                return false;
+            }
+            boolean all = true;
+            for (int i = 0; i < children.size(); i++) {
+                if (admitted[i]) {
+                    all &= children.get(i).rowExcluded();
+                }
+            }
+            return all;
+        }
+
+        @Override
+        void transform(List<Cell> cells) {
+            for (int i = 0; i < children.size(); i++) {
+                if (admitted[i]) {
+                    children.get(i).transform(cells);
+                }
+            }
+        }
+
+        @Override
+        boolean stopped() {
+            if (children.isEmpty()) {
+                return false;
+            }
+            for (ScanFilter child : children) {
+                if (!child.stopped()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,416 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.basalt.cell.Cell;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.Delete;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.filter.BinaryComparator;
+import io.basalt.client.filter.BinaryPrefixComparator;
+import io.basalt.client.filter.ByteArrayComparable;
+import io.basalt.client.filter.ColumnCountGetFilter;
+import io.basalt.client.filter.ColumnPaginationFilter;
+import io.basalt.client.filter.ColumnPrefixFilter;
+import io.basalt.client.filter.ColumnRangeFilter;
+import io.basalt.client.filter.CompareOperator;
+import io.basalt.client.filter.FamilyFilter;
+import io.basalt.client.filter.Filter;
+import io.basalt.client.filter.FilterList;
+import io.basalt.client.filter.FirstKeyOnlyFilter;
+import io.basalt.client.filter.FuzzyRowFilter;
+import io.basalt.client.filter.InclusiveStopFilter;
+import io.basalt.client.filter.KeyOnlyFilter;
+import io.basalt.client.filter.MultiRowRangeFilter;
+import io.basalt.client.filter.MultipleColumnPrefixFilter;
+import io.basalt.client.filter.NullComparator;
+import io.basalt.client.filter.PageFilter;
+import io.basalt.client.filter.PrefixFilter;
+import io.basalt.client.filter.QualifierFilter;
+import io.basalt.client.filter.RandomRowFilter;
+import io.basalt.client.filter.RegexStringComparator;
+import io.basalt.client.filter.RowFilter;
+import io.basalt.client.filter.SingleColumnValueExcludeFilter;
+import io.basalt.client.filter.SingleColumnValueFilter;
+import io.basalt.client.filter.SkipFilter;
+import io.basalt.client.filter.SubstringComparator;
+import io.basalt.client.filter.TimestampsFilter;
+import io.basalt.client.filter.ValueFilter;
+import io.basalt.client.filter.WhileMatchFilter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * Filters move the reader (seeks to a row, a column or the next family; steps over a column or a
+ * row) and the reader's moves never change what a filter returns: a filtered scan, forward or
+ * reversed, over a store of random cells (several versions, delete markers of every kind, the
+ * empty qualifier where family markers sort, two regions, data in files and memtables) returns
+ * what the same compiled filter returns when it is walked naively over the unfiltered scan's
+ * cells, one by one, honouring each skip by dropping cells instead of seeking. Gets are checked
+ * the same way, row by row.
+ */
+class FilterSeekTest {
+
+    private static final String[] ROW_PARTS = {"a", "b", "c"};
+    private static final String[] QUALIFIERS = {"", "a", "ab", "b", "c"};
+    private static final String[] FAMILIES = {"f", "g"};
+
+    @Property(tries = 60)
+    void seeksNeverChangeWhatAFilterReturns(@ForAll long seed) throws Exception {
+        Random random = new Random(seed);
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(3),
+                    FamilyDescriptor.of("g").withMaxVersions(2))), List.of(bytes(row(random)))).get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            load(c, table, random);
+            for (int i = 0; i < 8; i++) {
+                Filter filter = filter(random, 0);
+                Scan selection = selection(random);
+                for (boolean reversed : new boolean[] {false, true}) {
+                    Scan plain = selection.copy().setReversed(reversed);
+                    List<Result> unfiltered = table.scanAll(plain).get(30, TimeUnit.SECONDS);
+                    List<String> expected = naive(unfiltered, filter, reversed);
+                    List<String> actual = text(table.scanAll(plain.copy().setFilter(filter)).get(30, TimeUnit.SECONDS));
+                    assertThat(actual).as("seed %d, filter %s, reversed %s", seed, filter, reversed)
+                            .containsExactlyElementsOf(expected);
+                }
+                for (Result r : table.scanAll(selection.copy()).get(30, TimeUnit.SECONDS)) {
+                    Get get = new Get(r.row());
+                    selection.columns().forEach((family, qualifiers) -> {
+                        if (qualifiers.isEmpty()) {
+                            get.addFamily(family);
+                        }
+                        qualifiers.forEach(q -> get.addColumn(family, q));
+                    });
+                    get.readVersions(selection.maxVersions()).setTimeRange(selection.timeRange());
+                    Result filtered = table.get(get.setFilter(filter)).get(30, TimeUnit.SECONDS);
+                    assertThat(text(List.of(filtered))).as("seed %d, get %s, filter %s", seed,
+                            new String(r.row(), StandardCharsets.UTF_8), filter)
+                            .containsExactlyElementsOf(naive(List.of(r), filter, false));
+                }
+            }
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /**
+     * A seek from the empty qualifier cannot be made (family markers sort there), so the reader
+     * steps; the columns it steps over must not reach the filter, or a counting filter beside the
+     * seeking one counts columns it would not have seen after a seek.
+     */
+    @net.jqwik.api.Example
+    void columnsSteppedOverInsteadOfSoughtPastAreNotOfferedToTheFilter() throws Exception {
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            table.put(new Put(bytes("r")).addColumn(bytes("f"), bytes(""), 1, bytes("0"))
+                    .addColumn(bytes("f"), bytes("a"), 1, bytes("1")).addColumn(bytes("f"), bytes("b"), 1, bytes("2")))
+                    .get(30, TimeUnit.SECONDS);
+            Filter filter = FilterList.all(new ColumnPrefixFilter(bytes("b")), new ColumnCountGetFilter(2));
+            assertThat(text(table.scanAll(new Scan().setFilter(filter)).get(30, TimeUnit.SECONDS)))
+                    .containsExactly("r/f:b@1=2");
+            assertThat(text(List.of(table.get(new Get(bytes("r")).setFilter(filter)).get(30, TimeUnit.SECONDS))))
+                    .containsExactly("r/f:b@1=2");
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /**
+     * HBASE-14397: a PrefixFilter without a start row read the table from its first row. Here the
+     * reader seeks to the prefix and stops after it, and a fuzzy rule jumps from candidate to
+     * candidate: counted in block-cache lookups, against a full scan of the same file.
+     */
+    @net.jqwik.api.Example
+    void prefixAndFuzzyFiltersSeekInsteadOfReadingThrough() throws Exception {
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
+                    .get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            for (int i = 0; i < 5000; i++) {
+                table.put(new Put(bytes(String.format("row%05d", i))).addColumn(bytes("f"), bytes("q"), 1,
+                        bytes("value-" + "x".repeat(40)))).get(30, TimeUnit.SECONDS);
+            }
+            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            c.admin().compact("t").get(30, TimeUnit.SECONDS);
+            BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
+
+            long before = cache.hits() + cache.misses();
+            assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
+            long fullScan = cache.hits() + cache.misses() - before;
+
+            before = cache.hits() + cache.misses();
+            assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
+                    .hasSize(10);
+            long prefix = cache.hits() + cache.misses() - before;
+
+            before = cache.hits() + cache.misses();
+            Filter fuzzy = new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes("row0?990"), new byte[] {0, 0, 0, 0, 1, 0, 0, 0})));
+            assertThat(text(table.scanAll(new Scan().setFilter(fuzzy)).get(30, TimeUnit.SECONDS)))
+                    .extracting(cell -> cell.substring(0, 8))
+                    .containsExactly("row00990", "row01990", "row02990", "row03990", "row04990");
+            long fuzzyBlocks = cache.hits() + cache.misses() - before;
+
+            assertThat(fullScan).isGreaterThan(200);
+            assertThat(prefix).as("blocks read for a prefix of 10 rows, against %d for the table", fullScan)
+                    .isLessThan(10);
+            assertThat(fuzzyBlocks).as("blocks read for 5 fuzzy matches, against %d for the table", fullScan)
+                    .isLessThan(30);
+        } finally {
+            delete(dir);
+        }
+    }
+
+    private static void delete(Path dir) throws java.io.IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Walks {@code filter} over the unfiltered rows as the reader would, but dropping instead of seeking. */
+    private static List<String> naive(List<Result> rows, Filter filter, boolean reversed) {
+        ScanFilter f = ScanFilter.compile(filter, reversed);
+        List<String> out = new ArrayList<>();
+        for (Result r : rows) {
+            int decision = f.startRow(r.row());
+            if (decision == ScanFilter.ROW_STOP) {
+                break;
+            }
+            if (decision == ScanFilter.ROW_SKIP) {
+                continue;
+            }
+            List<Cell> kept = new ArrayList<>();
+            int skipLevel = ScanFilter.SKIP;
+            Cell from = null;
+            byte[] hint = null;
+            for (Cell cell : r.cells()) {
+                if (from != null && skipped(cell, from, skipLevel, hint)) {
+                    continue;
+                }
+                from = null;
+                int code = f.cell(cell);
+                if (ScanFilter.included(code)) {
+                    kept.add(cell);
+                }
+                int level = ScanFilter.level(code);
+                if (level == ScanFilter.NEXT_ROW) {
+                    break;
+                }
+                if (level != ScanFilter.SKIP) {
+                    from = cell;
+                    skipLevel = level;
+                    hint = f.columnHint();
+                }
+            }
+            if (!kept.isEmpty()) {
+                if (f.rowExcluded()) {
+                    kept.clear();
+                } else {
+                    f.transform(kept);
+                }
+            }
+            out.addAll(text(kept.isEmpty() ? List.of() : List.of(Result.of(kept))));
+            if (f.stopped()) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /** Whether a skip that {@code from} asked for covers {@code cell}. */
+    private static boolean skipped(Cell cell, Cell from, int level, byte[] hint) {
+        boolean sameFamily = io.basalt.bytes.Bytes.compare(cell.family(), from.family()) == 0;
+        int qualifier = io.basalt.bytes.Bytes.compare(cell.qualifier(), from.qualifier());
+        return switch (level) {
+            case ScanFilter.NEXT_COLUMN -> sameFamily && qualifier == 0;
+            case ScanFilter.SEEK -> sameFamily && (qualifier == 0
+                    || io.basalt.bytes.Bytes.compare(cell.qualifier(), java.lang.foreign.MemorySegment.ofArray(hint)) < 0);
+            case ScanFilter.NEXT_FAMILY -> sameFamily;
+            default -> false;
+        };
+    }
+
+    private static List<String> text(List<Result> results) {
+        List<String> out = new ArrayList<>();
+        for (Result r : results) {
+            for (Cell c : r.cells()) {
+                out.add(str(c.rowBytes()) + "/" + str(c.familyBytes()) + ":" + str(c.qualifierBytes()) + "@"
+                        + c.timestamp() + "=" + str(c.valueBytes()));
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ data
+
+    private static void load(Connection c, AsyncTable table, Random random) throws Exception {
+        int mutations = 40 + random.nextInt(120);
+        for (int i = 0; i < mutations; i++) {
+            byte[] row = bytes(row(random));
+            String family = FAMILIES[random.nextInt(2)];
+            byte[] qualifier = bytes(QUALIFIERS[random.nextInt(QUALIFIERS.length)]);
+            long ts = 1 + random.nextInt(4);
+            int kind = random.nextInt(20);
+            if (kind < 16) {
+                table.put(new Put(row).addColumn(bytes(family), qualifier, ts, bytes(value(random))))
+                        .get(30, TimeUnit.SECONDS);
+            } else if (kind == 16) {
+                table.delete(new Delete(row).addColumn(bytes(family), qualifier, ts)).get(30, TimeUnit.SECONDS);
+            } else if (kind == 17) {
+                table.delete(new Delete(row).addColumns(bytes(family), qualifier, ts)).get(30, TimeUnit.SECONDS);
+            } else if (kind == 18) {
+                table.delete(new Delete(row).addFamily(bytes(family), ts)).get(30, TimeUnit.SECONDS);
+            } else {
+                c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String row(Random random) {
+        StringBuilder row = new StringBuilder();
+        int length = 1 + random.nextInt(3);
+        for (int i = 0; i < length; i++) {
+            row.append(ROW_PARTS[random.nextInt(ROW_PARTS.length)]);
+        }
+        return row.toString();
+    }
+
+    private static String value(Random random) {
+        return List.of("", "1", "12", "x", "X1").get(random.nextInt(5));
+    }
+
+    private static Scan selection(Random random) {
+        Scan scan = new Scan();
+        switch (random.nextInt(4)) {
+            case 0 -> scan.addFamily(bytes("f"));
+            case 1 -> scan.addColumn(bytes("f"), bytes("a")).addFamily(bytes("g"));
+            default -> { }
+        }
+        if (random.nextBoolean()) {
+            scan.readAllVersions();
+        }
+        if (random.nextInt(4) == 0) {
+            scan.setTimeRange(new io.basalt.client.TimeRange(2, 4));
+        }
+        return scan;
+    }
+
+    // ------------------------------------------------------------------ filters
+
+    private static Filter filter(Random random, int depth) {
+        int kinds = depth < 3 ? 25 : 22;
+        return switch (random.nextInt(kinds)) {
+            case 0 -> new PrefixFilter(bytes(random.nextBoolean() ? row(random) : ""));
+            case 1 -> new ColumnPrefixFilter(bytes(QUALIFIERS[random.nextInt(QUALIFIERS.length)]));
+            case 2 -> new MultipleColumnPrefixFilter(List.of(bytes(QUALIFIERS[1 + random.nextInt(4)]),
+                    bytes(QUALIFIERS[1 + random.nextInt(4)])));
+            case 3 -> {
+                String a = QUALIFIERS[random.nextInt(QUALIFIERS.length)];
+                String b = QUALIFIERS[random.nextInt(QUALIFIERS.length)];
+                if (!a.isEmpty() && !b.isEmpty() && a.compareTo(b) > 0) {
+                    String t = a;
+                    a = b;
+                    b = t;
+                }
+                yield new ColumnRangeFilter(bytes(a), random.nextBoolean(), bytes(b), random.nextBoolean());
+            }
+            case 4 -> new RowFilter(op(random), comparator(random, row(random)));
+            case 5 -> new FamilyFilter(op(random), comparator(random, FAMILIES[random.nextInt(2)]));
+            case 6 -> new QualifierFilter(op(random), comparator(random, QUALIFIERS[random.nextInt(QUALIFIERS.length)]));
+            case 7 -> new ValueFilter(op(random), comparator(random, value(random)));
+            case 8 -> new SingleColumnValueFilter(bytes(FAMILIES[random.nextInt(2)]), bytes(QUALIFIERS[random.nextInt(3)]),
+                    op(random), comparator(random, value(random)), random.nextBoolean(), random.nextBoolean());
+            case 9 -> new SingleColumnValueExcludeFilter(bytes("f"), bytes(QUALIFIERS[random.nextInt(3)]),
+                    op(random), comparator(random, value(random)), random.nextBoolean(), random.nextBoolean());
+            case 10 -> new PageFilter(random.nextInt(6));
+            case 11 -> new KeyOnlyFilter(random.nextBoolean());
+            case 12 -> new FirstKeyOnlyFilter();
+            case 13 -> new InclusiveStopFilter(bytes(row(random)));
+            case 14 -> new TimestampsFilter(List.of((long) 1 + random.nextInt(4), (long) 1 + random.nextInt(4)));
+            case 15 -> new ColumnCountGetFilter(random.nextInt(4));
+            case 16 -> random.nextBoolean() ? new ColumnPaginationFilter(1 + random.nextInt(3), random.nextInt(3))
+                    : new ColumnPaginationFilter(1 + random.nextInt(3), bytes(QUALIFIERS[1 + random.nextInt(4)]));
+            case 17 -> new RandomRowFilter(random.nextBoolean() ? 0f : 1f);
+            case 18 -> {
+                String pattern = row(random) + row(random);
+                byte[] mask = new byte[pattern.length()];
+                for (int i = 0; i < mask.length; i++) {
+                    mask[i] = (byte) random.nextInt(2);
+                }
+                yield new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes(pattern), mask)));
+            }
+            case 19 -> {
+                List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
+                for (int i = 0; i < 1 + random.nextInt(3); i++) {
+                    String a = row(random);
+                    String b = random.nextInt(4) == 0 ? "" : row(random);
+                    if (!b.isEmpty() && a.compareTo(b) > 0) {
+                        String t = a;
+                        a = b;
+                        b = t;
+                    }
+                    boolean startInclusive = random.nextBoolean();
+                    boolean stopInclusive = random.nextBoolean() || a.equals(b);
+                    if (a.equals(b)) {
+                        startInclusive = true;
+                    }
+                    ranges.add(new MultiRowRangeFilter.RowRange(bytes(a), startInclusive, bytes(b), stopInclusive));
+                }
+                yield new MultiRowRangeFilter(ranges);
+            }
+            case 20, 21 -> new QualifierFilter(CompareOperator.NOT_EQUAL, new BinaryComparator(bytes("ab")));
+            case 22 -> new WhileMatchFilter(filter(random, depth + 1));
+            case 23 -> new SkipFilter(filter(random, depth + 1));
+            default -> {
+                List<Filter> children = new ArrayList<>();
+                for (int i = 0; i < 2 + random.nextInt(2); i++) {
+                    children.add(filter(random, depth + 1));
+                }
+                yield new FilterList(random.nextBoolean() ? FilterList.Operator.MUST_PASS_ALL
+                        : FilterList.Operator.MUST_PASS_ONE, children);
+            }
+        };
+    }
+
+    private static CompareOperator op(Random random) {
+        return CompareOperator.values()[random.nextInt(CompareOperator.values().length)];
+    }
+
+    private static ByteArrayComparable comparator(Random random, String operand) {
+        return switch (random.nextInt(6)) {
+            case 0 -> new BinaryPrefixComparator(bytes(operand));
+            case 1 -> new RegexStringComparator(operand.isEmpty() ? "^$" : operand + "$");
+            case 2 -> new SubstringComparator(operand);
+            case 3 -> new NullComparator();
+            default -> new BinaryComparator(bytes(operand));
+        };
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String str(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
