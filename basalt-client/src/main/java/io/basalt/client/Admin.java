@@ -39,6 +39,70 @@ public interface Admin {
     CompletableFuture<Void> truncateTable(String name, boolean preserveSplits);
 
     /**
+     * Changes a table's column families to {@code table}'s (HBase's {@code alter}): a family it adds
+     * starts empty, a family it leaves out is dropped with all its data, and the others take its
+     * settings. Online: reads go on, writes wait for a moment; a write to a dropped family fails
+     * with {@link NoSuchFamilyException} from then on. Completes when every region has the new
+     * families. Fails with {@link TableNotFoundException}.
+     */
+    CompletableFuture<Void> modifyTable(TableDescriptor table);
+
+    /**
+     * Disables a table (HBase's {@code disable}): reads and writes of it fail with
+     * {@link TableDisabledException} until it is enabled again, across restarts. Operations already
+     * running when it is disabled may complete. Disabling a disabled table changes nothing.
+     */
+    CompletableFuture<Void> disableTable(String name);
+
+    /** Enables a disabled table; enabling an enabled one changes nothing. */
+    CompletableFuture<Void> enableTable(String name);
+
+    /** Whether a table is disabled. Fails with {@link TableNotFoundException}. */
+    CompletableFuture<Boolean> isTableDisabled(String name);
+
+    /** Adds {@code family} to a table; fails with {@link IllegalArgumentException} when it has one of that name. */
+    default CompletableFuture<Void> addColumnFamily(String table, FamilyDescriptor family) {
+        return describeTable(table).thenCompose(current -> {
+            if (current.family(family.name()).isPresent()) {
+                throw new IllegalArgumentException("table " + table + " already has column family '" + family.name()
+                        + "'; modify it instead");
+            }
+            List<FamilyDescriptor> families = new java.util.ArrayList<>(current.families());
+            families.add(family);
+            return modifyTable(new TableDescriptor(table, families));
+        });
+    }
+
+    /** Replaces the settings of the family named as {@code family}; fails with {@link NoSuchFamilyException}. */
+    default CompletableFuture<Void> modifyColumnFamily(String table, FamilyDescriptor family) {
+        return describeTable(table).thenCompose(current -> {
+            if (current.family(family.name()).isEmpty()) {
+                throw new NoSuchFamilyException(table, family.name());
+            }
+            return modifyTable(new TableDescriptor(table, current.families().stream()
+                    .map(f -> f.name().equals(family.name()) ? family : f).toList()));
+        });
+    }
+
+    /**
+     * Drops a family and all its data; fails with {@link NoSuchFamilyException}, or with
+     * {@link IllegalArgumentException} for a table's last family.
+     */
+    default CompletableFuture<Void> deleteColumnFamily(String table, String family) {
+        return describeTable(table).thenCompose(current -> {
+            if (current.family(family).isEmpty()) {
+                throw new NoSuchFamilyException(table, family);
+            }
+            if (current.families().size() == 1) {
+                throw new IllegalArgumentException("column family '" + family + "' is the last of table " + table
+                        + "; drop the table instead");
+            }
+            return modifyTable(new TableDescriptor(table, current.families().stream()
+                    .filter(f -> !f.name().equals(family)).toList()));
+        });
+    }
+
+    /**
      * Writes the in-memory data of a table (every region), or of one region named as {@link
      * RegionInfo#name()} prints it, to disk; completes when it is there.
      */

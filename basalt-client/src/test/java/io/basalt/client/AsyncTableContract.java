@@ -320,6 +320,65 @@ public abstract class AsyncTableContract {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not increments");
     }
 
+    // ------------------------------------------------------------------ alter
+
+    @Test
+    void alterAddsModifiesAndDropsFamiliesOnline() throws Exception {
+        put("r", "f", "a", 1, "v1");
+        put("r", "f", "a", 2, "v2");
+        put("r", "g", "x", 1, "gx");
+        Admin admin = connection.admin();
+
+        await(admin.modifyColumnFamily("t", FamilyDescriptor.of("f").withMaxVersions(1)));
+        assertThat(await(table.get(Get.of("r").readAllVersions())).columnCells(F, utf8("a"))).hasSize(1);
+        assertThat(await(admin.describeTable("t")).family("f").orElseThrow().maxVersions()).isEqualTo(1);
+
+        await(admin.addColumnFamily("t", FamilyDescriptor.of("h")));
+        put("r", "h", "y", 1, "hy");
+        assertThat(value("r", "h", "y")).isEqualTo("hy");
+
+        await(admin.deleteColumnFamily("t", "g"));
+        assertThat(await(table.get(Get.of("r"))).cells()).extracting(c -> str(c.familyBytes())).containsOnly("f", "h");
+        assertThatThrownBy(() -> put("r", "g", "x", 2, "again")).isInstanceOf(NoSuchFamilyException.class);
+        assertThat(await(admin.describeTable("t")).families()).extracting(FamilyDescriptor::name).containsExactly("f", "h");
+
+        await(admin.addColumnFamily("t", FamilyDescriptor.of("g")));
+        assertThat(value("r", "g", "x")).as("a family dropped and added again starts empty").isNull();
+        assertThat(value("r", "f", "a")).isEqualTo("v2");
+    }
+
+    @Test
+    void aDisabledTableRefusesReadsAndWritesUntilEnabled() throws Exception {
+        put("r", "f", "a", 1, "v");
+        Admin admin = connection.admin();
+        assertThat(await(admin.isTableDisabled("t"))).isFalse();
+        await(admin.disableTable("t"));
+        await(admin.disableTable("t")); // again: no change
+        assertThat(await(admin.isTableDisabled("t"))).isTrue();
+        assertThatThrownBy(() -> value("r", "f", "a")).isInstanceOf(TableDisabledException.class)
+                .hasMessageContaining("table 't' is disabled");
+        assertThatThrownBy(() -> put("r", "f", "b", 1, "w")).isInstanceOf(TableDisabledException.class);
+        assertThatThrownBy(() -> rows(new Scan())).isInstanceOf(TableDisabledException.class);
+        assertThat(await(admin.describeTable("t")).name()).as("admin operations still work").isEqualTo("t");
+        await(admin.enableTable("t"));
+        assertThat(value("r", "f", "a")).isEqualTo("v");
+        assertThat(value("r", "f", "b")).as("the refused write did not happen").isNull();
+        assertThatThrownBy(() -> await(admin.isTableDisabled("missing"))).isInstanceOf(TableNotFoundException.class);
+    }
+
+    @Test
+    void alterRefusesWhatItCannotDo() throws Exception {
+        Admin admin = connection.admin();
+        assertThatThrownBy(() -> await(admin.addColumnFamily("t", FamilyDescriptor.of("f"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has column family 'f'");
+        assertThatThrownBy(() -> await(admin.deleteColumnFamily("t", "nope"))).isInstanceOf(NoSuchFamilyException.class);
+        assertThatThrownBy(() -> await(admin.modifyTable(TableDescriptor.of("missing", "f"))))
+                .isInstanceOf(TableNotFoundException.class);
+        await(admin.deleteColumnFamily("t", "g"));
+        assertThatThrownBy(() -> await(admin.deleteColumnFamily("t", "f")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the last of table t");
+    }
+
     @Test
     void incrementsAddUpAndStartFromZero() throws Exception {
         Result first = await(table.increment(Increment.of("c").addColumn(F, utf8("n"), 2)));

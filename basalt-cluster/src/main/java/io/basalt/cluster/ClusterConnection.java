@@ -387,6 +387,38 @@ final class ClusterConnection implements Connection, IdentifiedCalls {
             return node.truncateTable(name, preserveSplits);
         }
 
+        @Override
+        public CompletableFuture<Void> disableTable(String name) {
+            return notInACluster("disabling table " + name);
+        }
+
+        @Override
+        public CompletableFuture<Void> enableTable(String name) {
+            return notInACluster("enabling table " + name);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> isTableDisabled(String name) {
+            return listTables().thenApply(tables -> {
+                if (tables.stream().noneMatch(t -> t.name().equals(name))) {
+                    throw new io.basalt.client.TableNotFoundException(name);
+                }
+                return false; // a cluster's tables are always enabled
+            });
+        }
+
+        private static <T> CompletableFuture<T> notInACluster(String what) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(what
+                    + " is not supported in a cluster yet; a cluster's tables are always enabled"));
+        }
+
+        @Override
+        public CompletableFuture<Void> modifyTable(TableDescriptor table) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("altering table " + table.name()
+                    + " is not supported in a cluster yet: its regions' replicas would have to change their"
+                    + " families together, through their logs"));
+        }
+
         /** Every replica of every region of the table flushes its memtables (none of it is logged). */
         @Override
         public CompletableFuture<Void> flush(String name) {

@@ -103,6 +103,35 @@ final class EmbeddedConnection implements Connection {
         }
 
         @Override
+        public CompletableFuture<Void> disableTable(String name) {
+            return call(() -> {
+                store.setTableDisabled(name, true);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> enableTable(String name) {
+            return call(() -> {
+                store.setTableDisabled(name, false);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Boolean> isTableDisabled(String name) {
+            return call(() -> store.table(name).disabled());
+        }
+
+        @Override
+        public CompletableFuture<Void> modifyTable(TableDescriptor table) {
+            return call(() -> {
+                store.alterTable(table.name(), table);
+                return null;
+            });
+        }
+
+        @Override
         public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
             return call(() -> {
                 store.truncateTable(name, preserveSplits);

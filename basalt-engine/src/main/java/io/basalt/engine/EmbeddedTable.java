@@ -34,8 +34,13 @@ final class EmbeddedTable implements AsyncTable {
         return name;
     }
 
+    /** The table for a read or write: fails with {@link io.basalt.client.TableDisabledException} when it is disabled. */
     private TableRegions table() {
-        return store.table(name);
+        TableRegions table = store.table(name);
+        if (table.disabled()) {
+            throw new io.basalt.client.TableDisabledException(name);
+        }
+        return table;
     }
 
     @Override

@@ -43,6 +43,7 @@ final class Manifest implements Closeable {
     static final class TableEntry {
         final int id;
         final TableDescriptor descriptor;
+        boolean disabled;
         /** By region id. */
         final Map<Integer, RegionEntry> regions = new LinkedHashMap<>();
 
@@ -282,6 +283,11 @@ final class Manifest implements Closeable {
                     requireFree(tableFamilies, regionTables, c.tableId(), -1);
                     tableFamilies.put(c.tableId(), familyNames(c.descriptor()));
                 }
+                case ManifestEdit.TableState t -> requireTable(tableFamilies, t.tableId());
+                case ManifestEdit.AlterTable a -> {
+                    requireTable(tableFamilies, a.tableId());
+                    tableFamilies.put(a.tableId(), familyNames(a.descriptor()));
+                }
                 case ManifestEdit.DropTable d -> {
                     requireTable(tableFamilies, d.tableId());
                     tableFamilies.remove(d.tableId());
@@ -351,6 +357,18 @@ final class Manifest implements Closeable {
                     addRegion(new RegionEntry(c.tableId(), c.tableId(), new byte[0], new byte[0], 0, c.descriptor()));
                 }
                 case ManifestEdit.Table c -> tables.put(c.tableId(), new TableEntry(c.tableId(), c.descriptor()));
+                case ManifestEdit.TableState t -> table(t.tableId()).disabled = t.disabled();
+                case ManifestEdit.AlterTable a -> {
+                    TableEntry altered = new TableEntry(a.tableId(), a.descriptor());
+                    altered.regions.putAll(table(a.tableId()).regions);
+                    altered.disabled = table(a.tableId()).disabled;
+                    tables.put(a.tableId(), altered);
+                    java.util.Set<String> names = familyNames(a.descriptor());
+                    for (RegionEntry region : altered.regions.values()) {
+                        region.files.keySet().retainAll(names);
+                        names.forEach(name -> region.files.putIfAbsent(name, new ArrayList<>()));
+                    }
+                }
                 case ManifestEdit.DropTable d -> {
                     TableEntry table = tables.remove(d.tableId());
                     if (table != null) {
@@ -447,6 +465,9 @@ final class Manifest implements Closeable {
         changes.add(new ManifestEdit.NextTable(nextTableId));
         for (TableEntry table : tables.values()) {
             changes.add(new ManifestEdit.Table(table.id, table.descriptor));
+            if (table.disabled) {
+                changes.add(new ManifestEdit.TableState(table.id, true));
+            }
             for (RegionEntry region : table.regions.values()) {
                 changes.add(new ManifestEdit.AddRegion(table.id, region.id, region.start, region.end,
                         region.flushedSequence));

@@ -34,6 +34,9 @@ import java.util.List;
  *   9 REGION          tableId varint, regionId varint, start bytes, end bytes, flushed varint
  *                     (a region [start, end) of the table; an empty end is the end of the table)
  *  10 DROP_REGION     regionId varint                   (the region and its file references)
+ *  11 ALTER_TABLE     as TABLE: the table's families from now on; each of its regions drops the
+ *                     file references of a family it leaves out and starts a new family empty
+ *  12 TABLE_STATE     tableId varint, disabled u8       (reads and writes refused while disabled)
  * </pre>
  *
  * <p>A file belongs to a region by reference: after a split both daughters list the parent's
@@ -102,6 +105,20 @@ record ManifestEdit(List<Change> changes) {
     record AddRegion(int tableId, int regionId, byte[] start, byte[] end, long flushedSequence) implements Change {
         public Tag tag() {
             return Tag.REGION;
+        }
+    }
+
+    /** A table's new families (alter): see the format's tag 11. */
+    record AlterTable(int tableId, TableDescriptor descriptor) implements Change {
+        public Tag tag() {
+            return Tag.ALTER_TABLE;
+        }
+    }
+
+    /** Whether a table is disabled: see the format's tag 12. */
+    record TableState(int tableId, boolean disabled) implements Change {
+        public Tag tag() {
+            return Tag.TABLE_STATE;
         }
     }
 
@@ -250,6 +267,33 @@ record ManifestEdit(List<Change> changes) {
             @Override
             Change read(Varints.Reader in) {
                 return new DropRegion(in.readInt(Integer.MAX_VALUE, "region id"));
+            }
+        },
+        ALTER_TABLE(11) {
+            @Override
+            void write(Change change, Writer out) {
+                AlterTable c = (AlterTable) change;
+                writeTable(c.tableId(), c.descriptor(), out);
+            }
+
+            @Override
+            Change read(Varints.Reader in) {
+                int tableId = in.readInt(Integer.MAX_VALUE, "table id");
+                return new AlterTable(tableId, readDescriptor(in));
+            }
+        },
+        TABLE_STATE(12) {
+            @Override
+            void write(Change change, Writer out) {
+                TableState c = (TableState) change;
+                out.varint(c.tableId());
+                out.varint(c.disabled() ? 1 : 0);
+            }
+
+            @Override
+            Change read(Varints.Reader in) {
+                int tableId = in.readInt(Integer.MAX_VALUE, "table id");
+                return new TableState(tableId, in.readInt(1, "disabled") == 1);
             }
         };
 

@@ -206,6 +206,7 @@ final class Store implements Closeable {
                     entries.put(entry.id, entry);
                 }
                 TableRegions regions = new TableRegions(table.id, table.descriptor, this, regionsOfTable);
+                regions.setDisabled(table.disabled);
                 tables.put(table.descriptor.name(), regions);
                 byId.put(table.id, regions);
             }
@@ -595,6 +596,117 @@ final class Store implements Closeable {
                     preserveSplits ? ", boundaries kept" : "");
         }
         retireWal();
+    }
+
+    /**
+     * Disables or enables a table, in the manifest (so it stays so after a restart) and then for
+     * new operations: reads and writes of a disabled table fail with
+     * {@link io.basalt.client.TableDisabledException}. Admin operations still work on it.
+     */
+    void setTableDisabled(String name, boolean disabled) throws IOException {
+        synchronized (catalog) {
+            checkWritable();
+            TableRegions table = table(name);
+            if (table.disabled() == disabled) {
+                return;
+            }
+            try {
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.TableState(table.id(), disabled))));
+            } catch (ManifestBrokenException e) {
+                throw goReadOnly((disabled ? "disabling" : "enabling") + " table " + name, e);
+            }
+            table.setDisabled(disabled);
+        }
+        LOG.info("{} table {}", disabled ? "Disabled" : "Enabled", name);
+    }
+
+    /**
+     * Changes a table's families to {@code altered}'s: a family it adds starts empty, a family it
+     * leaves out is dropped with its data, and the others take its settings (versions and time to
+     * live at once, for reads and compactions; bloom filter, block size and compression for the
+     * files written from now on). Online, in the way a split is: each region is flushed while
+     * writes go on; then, holding every region's write lock (writes wait, reads go on), what was
+     * written meanwhile is flushed and <em>one</em> manifest edit records the new families. The
+     * regions are rebuilt with them under the same ids and published together; the old ones are
+     * retired, so operations that waited on them run on the new ones, and the dropped family's
+     * files are deleted once no reader holds them. A crash leaves the table as it was before the
+     * edit or after it.
+     *
+     * @throws IllegalArgumentException when {@code altered} names another table
+     */
+    void alterTable(String name, TableDescriptor altered) throws IOException {
+        if (!altered.name().equals(name)) {
+            throw new IllegalArgumentException("alter of table " + name + " was given a descriptor of table "
+                    + altered.name() + "; a table is not renamed");
+        }
+        if (replica) {
+            throw new IllegalArgumentException("a replica store is written through its log only");
+        }
+        while (true) {
+            TableRegions table = table(name);
+            List<Region> regions = table.regions();
+            for (Region region : regions) {
+                flush(region, true); // the bulk, while writes go on
+            }
+            if (alterLocked(table, regions, altered, 0)) {
+                break;
+            }
+            Thread.onSpinWait(); // a split or merge replaced a region meanwhile: take the new ones
+        }
+        for (Region region : table(name).regions()) {
+            requestCompaction(region, false); // settings such as versions take effect in the files too
+        }
+        LOG.info("Altered table {}: families {}", name, altered.families());
+    }
+
+    /**
+     * Takes the compaction and flush locks of {@code regions} from the {@code i}th on, in key
+     * order (the order merges take them in), then does the alter; false when a region was replaced
+     * before its locks were taken.
+     */
+    private boolean alterLocked(TableRegions table, List<Region> regions, TableDescriptor altered, int i)
+            throws IOException {
+        if (i < regions.size()) {
+            Region region = regions.get(i);
+            synchronized (region.compactionLock) {
+                synchronized (region.flushLock) {
+                    return alterLocked(table, regions, altered, i + 1);
+                }
+            }
+        }
+        synchronized (catalog) {
+            // All regions' write locks at once: two region ids may share a lock stripe.
+            try (RegionLocks.Lease _ = locks.lockTablesWrite(regions.stream().map(Region::id).toList())) {
+                checkWritable();
+                if (tables.get(table.name()) != table || regions.stream().anyMatch(Region::isRetired)
+                        || !table.regions().equals(regions)) {
+                    return false;
+                }
+                for (Region region : regions) {
+                    region.freezeLocked();
+                    while (!region.view().flushing().isEmpty()) {
+                        writeOut(region, region.view().flushing().getFirst());
+                    }
+                }
+                try {
+                    manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AlterTable(table.id(), altered))));
+                } catch (ManifestBrokenException e) {
+                    throw goReadOnly("altering table " + table.name(), e);
+                }
+                List<Region> rebuilt = new ArrayList<>();
+                for (Region region : regions) {
+                    Map<String, List<SSTableReader>> kept = new LinkedHashMap<>();
+                    for (FamilyDescriptor family : altered.families()) {
+                        kept.put(family.name(), new ArrayList<>(region.view().files().getOrDefault(family.name(), List.of())));
+                    }
+                    rebuilt.add(new Region(region.id(), table.id(), region.start(), region.end(), altered, this, adopt(kept)));
+                }
+                table.alter(altered, rebuilt);
+                regions.forEach(Region::retireLocked);
+            }
+        }
+        regions.forEach(Region::closeRetired); // a dropped family's files are no longer listed: deleted when unread
+        return true;
     }
 
     List<TableDescriptor> tables() {

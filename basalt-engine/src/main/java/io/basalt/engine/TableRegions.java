@@ -29,7 +29,10 @@ import java.util.function.Supplier;
 final class TableRegions {
 
     private final int id;
-    private final TableDescriptor descriptor;
+    /** Replaced by an alter, together with every region (see {@link #alter}). */
+    private volatile TableDescriptor descriptor;
+    /** Reads and writes are refused (HBase's disable), kept in the manifest. */
+    private volatile boolean disabled;
     private final Store store;
     private volatile Region[] regions;
 
@@ -72,6 +75,14 @@ final class TableRegions {
         return descriptor;
     }
 
+    boolean disabled() {
+        return disabled;
+    }
+
+    void setDisabled(boolean disabled) {
+        this.disabled = disabled;
+    }
+
     /** The regions in key order (a snapshot). */
     List<Region> regions() {
         return List.of(regions);
@@ -80,6 +91,17 @@ final class TableRegions {
     /** The regions in key order, without a copy, for loops on the write path: never modify it. */
     Region[] regionArray() {
         return regions;
+    }
+
+    /**
+     * Takes {@code altered} as the table's descriptor and {@code replacement} (regions over the
+     * same ranges, built with it) as its regions. Readers that still hold an old region find it
+     * retired and look again, finding the new ones.
+     */
+    synchronized void alter(TableDescriptor altered, List<Region> replacement) {
+        Region[] next = check(replacement);
+        descriptor = altered;
+        regions = next;
     }
 
     /** Replaces {@code old} (adjacent regions) by {@code replacement}, covering the same range. */

@@ -146,4 +146,41 @@ class ManifestTest {
             assertThat(manifest.tables()).containsOnlyKeys(1);
         }
     }
+
+    /**
+     * An alter replaces the table's families (a dropped family's file references go, a new family
+     * starts empty) and a table's disabled state is kept: both replay on reopening, and both
+     * survive a rewrite of the log as a snapshot.
+     */
+    @Test
+    void alterAndDisabledStateReplayAndSurviveARewrite() throws Exception {
+        TableDescriptor altered = new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(1),
+                FamilyDescriptor.of("h")));
+        try (Manifest manifest = Manifest.open(dir)) {
+            populate(manifest);
+            manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "g", file(7)), new ManifestEdit.NextFile(8))));
+            manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AlterTable(1, altered),
+                    new ManifestEdit.TableState(1, true))));
+            assertThatThrownBy(() -> manifest.apply(new ManifestEdit(List.of(new ManifestEdit.AddFile(1, "g", file(9))))))
+                    .as("the dropped family takes no files").isInstanceOf(IllegalArgumentException.class);
+        }
+        for (long rewrite : new long[] {Long.MAX_VALUE, 1}) {
+            try (Manifest manifest = Manifest.open(dir, rewrite)) {
+                Manifest.TableEntry table = manifest.tables().get(1);
+                assertThat(table.descriptor).isEqualTo(altered);
+                assertThat(table.disabled).isTrue();
+                assertThat(table.regions.get(1).files).containsOnlyKeys("f", "h");
+                assertThat(table.regions.get(1).files.get("f")).extracting(ManifestEdit.FileMeta::fileNumber)
+                        .containsExactly(5L);
+                assertThat(table.regions.get(1).files.get("h")).isEmpty();
+                manifest.apply(new ManifestEdit(List.of(new ManifestEdit.Flushed(1, 50)))); // rewritten with rewrite 1
+            }
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            manifest.apply(new ManifestEdit(List.of(new ManifestEdit.TableState(1, false))));
+        }
+        try (Manifest manifest = Manifest.open(dir)) {
+            assertThat(manifest.tables().get(1).disabled).isFalse();
+        }
+    }
 }

@@ -35,6 +35,12 @@ public enum OpCode {
     SCAN_NEXT(31, false),
     SCAN_CLOSE(32, true),
     TRUNCATE_TABLE(40, false),
+    /** A table's new column families (alter). */
+    MODIFY_TABLE(42, false),
+    /** Disables (true) or enables (false) a table. */
+    SET_TABLE_DISABLED(43, true),
+    /** Whether a table is disabled. */
+    IS_TABLE_DISABLED(44, true),
     /** A cluster's nodes and regions with their leaders (issue 19); a single server answers INVALID_ARGUMENT. */
     CLUSTER_STATUS(41, true);
 

@@ -31,7 +31,9 @@ public enum Status {
      * a leader that did not answer in time). A read, or a write sent with a call id, may be sent
      * again after a pause; clients do.
      */
-    UNAVAILABLE(12);
+    UNAVAILABLE(12),
+    /** The table is disabled: reads and writes are refused until it is enabled. The one argument is the table. */
+    TABLE_DISABLED(13);
 
     private static final Status[] BY_CODE = new Status[256];
 

@@ -192,6 +192,19 @@ public final class EngineHandler implements RequestHandler {
                 byte[] row = decode(body, op, b -> Wire.readBoolean(b, "has row") ? Wire.readBytes(b, "row") : null);
                 run(c, id, op, () -> store.admin().split(name, row), null);
             }
+            case SET_TABLE_DISABLED -> {
+                String name = Wire.readString(body, "table name");
+                boolean disabled = decode(body, op, b -> Wire.readBoolean(b, "disabled"));
+                run(c, id, op, () -> disabled ? store.admin().disableTable(name) : store.admin().enableTable(name), null);
+            }
+            case IS_TABLE_DISABLED -> {
+                String name = decode(body, op, b -> Wire.readString(b, "table name"));
+                run(c, id, op, () -> store.admin().isTableDisabled(name), Wire::writeBoolean);
+            }
+            case MODIFY_TABLE -> {
+                TableDescriptor altered = decode(body, op, Messages::readTable);
+                run(c, id, op, () -> store.admin().modifyTable(altered), null);
+            }
             case TRUNCATE_TABLE -> {
                 String name = Wire.readString(body, "table name");
                 boolean preserve = decode(body, op, b -> Wire.readBoolean(b, "preserve splits"));

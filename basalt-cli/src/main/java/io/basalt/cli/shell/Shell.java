@@ -25,6 +25,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -87,17 +88,24 @@ public final class Shell {
                 case "help" -> help();
                 case "version" -> out.println("Basalt shell; see ./basalt version");
                 case "create" -> create(command.args());
-                case "list" -> list();
-                case "describe", "desc" -> describe(name(command.args(), 0, "table"));
-                case "disable", "enable" -> {
+                case "alter" -> alter(command.args());
+                case "alter_status" -> {
                     String table = name(command.args(), 0, "table");
                     await(connection.admin().describeTable(table));
-                    out.println("Basalt tables need no " + command.name() + "; '" + table + "' is unchanged");
+                    out.println("All regions of " + table + " have the current schema (alter completes before it returns).");
                 }
-                case "is_enabled", "exists" -> {
+                case "list" -> list();
+                case "describe", "desc" -> describe(name(command.args(), 0, "table"));
+                case "disable" -> await(connection.admin().disableTable(name(command.args(), 0, "table")));
+                case "enable" -> await(connection.admin().enableTable(name(command.args(), 0, "table")));
+                case "is_disabled", "is_enabled" -> {
+                    boolean disabled = await(connection.admin().isTableDisabled(name(command.args(), 0, "table")));
+                    out.println(command.name().equals("is_disabled") == disabled);
+                }
+                case "exists" -> {
                     String table = name(command.args(), 0, "table");
                     boolean exists = await(connection.admin().listTables()).stream().anyMatch(t -> t.name().equals(table));
-                    out.println(exists);
+                    out.println("Table " + table + " " + (exists ? "does exist" : "does not exist"));
                 }
                 case "drop" -> {
                     await(connection.admin().dropTable(name(command.args(), 0, "table")));
@@ -154,7 +162,10 @@ public final class Shell {
                                                                {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' | 'UniformSplit'}
                   list                                        list tables
                   describe 't'                                show a table's families and options
-                  drop 't'                                    drop a table and its data (disable is accepted, not needed)
+                  alter 't', NAME => 'f', VERSIONS => 5       add or change a family (options left out stay);
+                                                               alter 't', 'f2'; alter 't', 'delete' => 'f' (drops its data)
+                  drop 't'                                    drop a table and its data (disabling it first is not needed)
+                  disable 't' / enable 't'                    refuse / allow reads and writes of a table; is_disabled 't'
                   truncate 't' / truncate_preserve 't'        delete every row (truncate_preserve keeps the regions)
                   put 't', 'row', 'f:q', 'value' [, ts]       write one cell
                   get 't', 'row' [, 'f:q' | {COLUMN => ['f:q'], VERSIONS => n, TIMERANGE => [min, max], FILTER => "..."}]
@@ -254,6 +265,66 @@ public final class Shell {
 
     // ------------------------------------------------------------------ commands
 
+    /**
+     * HBase's {@code alter}: each argument after the table adds or changes one family ({@code 'f'},
+     * {@code NAME => 'f', VERSIONS => 5}: options it leaves out keep their values) or deletes one
+     * ({@code NAME => 'f', METHOD => 'delete'}, {@code 'delete' => 'f'}); all of them apply in one
+     * change of the table.
+     */
+    private void alter(List<Object> args) {
+        String table = name(args, 0, "table");
+        if (args.size() < 2) {
+            throw new UsageError("alter needs a family: alter 't', NAME => 'f', VERSIONS => 5");
+        }
+        Map<String, FamilyDescriptor> families = new LinkedHashMap<>();
+        for (FamilyDescriptor f : await(connection.admin().describeTable(table)).families()) {
+            families.put(f.name(), f);
+        }
+        for (int i = 1; i < args.size(); i++) {
+            Object spec = args.get(i);
+            if (spec instanceof byte[] name) {
+                String family = new String(name, StandardCharsets.UTF_8);
+                families.putIfAbsent(family, FamilyDescriptor.of(family));
+            } else if (spec instanceof Map<?, ?>) {
+                Map<String, Object> options = options(args, i);
+                if (options.get("DELETE") instanceof byte[] deleted) {
+                    remove(families, table, new String(deleted, StandardCharsets.UTF_8));
+                    continue;
+                }
+                for (String key : List.of("MAX_FILESIZE", "READONLY", "MEMSTORE_FLUSHSIZE", "DURABILITY",
+                        "REGION_REPLICATION", "NORMALIZATION_ENABLED", "SPLIT_POLICY", "OWNER")) {
+                    if (options.containsKey(key)) {
+                        throw new UsageError("table attribute " + key + " is not supported by Basalt; alter changes"
+                                + " column families (NAME, VERSIONS, TTL, BLOOMFILTER, BLOCKSIZE, COMPRESSION)");
+                    }
+                }
+                String name = familyName(options);
+                Object method = options.get("METHOD");
+                if (method != null && text(method).equalsIgnoreCase("delete")) {
+                    remove(families, table, name);
+                } else if (method != null) {
+                    throw new UsageError("METHOD is 'delete' (to drop a family), not '" + text(method) + "'");
+                } else {
+                    families.put(name, family(families.getOrDefault(name, FamilyDescriptor.of(name)), options));
+                }
+            } else {
+                throw new UsageError("alter takes 'family' or NAME => 'family', ..., not " + describeValue(spec));
+            }
+        }
+        if (families.isEmpty()) {
+            throw new UsageError("alter would leave table " + table + " without a column family; drop the table instead");
+        }
+        out.println("Updating all regions with the new schema...");
+        await(connection.admin().modifyTable(new TableDescriptor(table, new ArrayList<>(families.values()))));
+        out.println("Done.");
+    }
+
+    private static void remove(Map<String, FamilyDescriptor> families, String table, String family) {
+        if (families.remove(family) == null) {
+            throw new UsageError("table " + table + " has no column family '" + family + "'");
+        }
+    }
+
     private void create(List<Object> args) {
         String table = name(args, 0, "table name");
         if (args.size() < 2) {
@@ -310,15 +381,24 @@ public final class Shell {
     }
 
     private static FamilyDescriptor family(Map<String, Object> spec) {
+        return family(FamilyDescriptor.of(familyName(spec)), spec);
+    }
+
+    private static String familyName(Map<String, Object> spec) {
         Object name = spec.get("NAME");
         if (!(name instanceof byte[] bytes)) {
             throw new UsageError("a family hash needs NAME => 'family'");
         }
-        FamilyDescriptor family = FamilyDescriptor.of(new String(bytes, StandardCharsets.UTF_8));
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** {@code base} with the options of {@code spec} applied: what a spec leaves out stays as it was. */
+    private static FamilyDescriptor family(FamilyDescriptor base, Map<String, Object> spec) {
+        FamilyDescriptor family = base;
         for (var e : spec.entrySet()) {
             Object v = e.getValue();
             family = switch (e.getKey()) {
-                case "NAME" -> family;
+                case "NAME", "METHOD" -> family;
                 case "VERSIONS" -> family.withMaxVersions((int) numberish(v, "VERSIONS"));
                 case "TTL" -> family.withTimeToLive(Duration.ofSeconds(numberish(v, "TTL")));
                 case "BLOCKSIZE" -> family.withBlockSize((int) numberish(v, "BLOCKSIZE"));

@@ -122,6 +122,37 @@ class ShellTest {
     }
 
     @Test
+    void alterAddsChangesAndDropsFamiliesLikeHBase() {
+        run("create 't', {NAME => 'f', VERSIONS => 1, TTL => 3600}, 'g'; put 't', 'r', 'f:a', '1'; put 't', 'r', 'g:b', '2'");
+        assertThat(run("alter 't', NAME => 'f', VERSIONS => 5")).contains("Done.");
+        String described = run("describe 't'");
+        assertThat(described).contains("VERSIONS => '5'").contains("TTL => '3600'");
+        assertThat(run("alter 't', 'h', {NAME => 'g', METHOD => 'delete'}")).contains("Done.");
+        assertThat(run("describe 't'")).contains("NAME => 'h'").doesNotContain("NAME => 'g'");
+        assertThat(run("get 't', 'r'")).contains("f:a").doesNotContain("g:b");
+        assertThat(run("alter 't', 'delete' => 'h'")).contains("Done.");
+        assertThat(run("describe 't'")).doesNotContain("NAME => 'h'");
+        assertThat(run("alter_status 't'")).contains("All regions");
+        assertThat(run("alter 't', 'delete' => 'nope'")).contains("ERROR: table t has no column family 'nope'");
+        assertThat(run("alter 't', MAX_FILESIZE => 100")).contains("ERROR: table attribute MAX_FILESIZE is not supported");
+        assertThat(run("alter 't', 'delete' => 'f'")).contains("ERROR: alter would leave table t without a column family");
+    }
+
+    @Test
+    void disableReallyRefusesReadsAndWrites() {
+        run("create 't', 'f'; put 't', 'r', 'f:a', '1'");
+        assertThat(run("is_disabled 't'; is_enabled 't'").lines().filter(l -> !l.startsWith("Took")))
+                .containsExactly("false", "true");
+        run("disable 't'");
+        assertThat(run("is_disabled 't'")).contains("true");
+        assertThat(run("get 't', 'r'")).contains("ERROR: table 't' is disabled");
+        assertThat(run("put 't', 'r', 'f:b', '2'")).contains("ERROR: table 't' is disabled");
+        run("enable 't'");
+        assertThat(run("get 't', 'r'")).contains("value=1").doesNotContain("f:b");
+        assertThat(run("exists 't'; exists 'nope'")).contains("Table t does exist").contains("Table nope does not exist");
+    }
+
+    @Test
     void appendAndGetCounter() {
         run("create 't', 'f'");
         assertThat(run("append 't', 'r', 'f:s', 'ab'")).contains("CURRENT VALUE = ab");

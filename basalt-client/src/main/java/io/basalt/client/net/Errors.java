@@ -37,6 +37,8 @@ public final class Errors {
             case NO_SUCH_FAMILY -> args.size() == 2 ? new NoSuchFamilyException(args.get(0), args.get(1))
                     : new ServerException(message);
             case UNKNOWN_SCANNER -> new ScannerExpiredException(message);
+            case TABLE_DISABLED -> args.size() == 1 ? new io.basalt.client.TableDisabledException(args.getFirst())
+                    : new ServerException(message);
             case READ_ONLY -> args.size() == 1 ? new StoreReadOnlyException(args.getFirst())
                     : failed(what, server, status, message);
             case INVALID_ARGUMENT -> new BasaltException(message, new IllegalArgumentException(message));
@@ -53,6 +55,7 @@ public final class Errors {
     public static Status statusOf(Throwable t) {
         return switch (t) {
             case TableNotFoundException _ -> Status.TABLE_NOT_FOUND;
+            case io.basalt.client.TableDisabledException _ -> Status.TABLE_DISABLED;
             case TableExistsException _ -> Status.TABLE_EXISTS;
             case NoSuchFamilyException _ -> Status.NO_SUCH_FAMILY;
             case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
@@ -67,6 +70,7 @@ public final class Errors {
     public static List<String> argsOf(Throwable t) {
         return switch (t) {
             case TableNotFoundException e -> List.of(e.table());
+            case io.basalt.client.TableDisabledException e -> List.of(e.table());
             case TableExistsException e -> List.of(e.table());
             case NoSuchFamilyException e -> List.of(e.table(), e.family());
             case StoreReadOnlyException e -> List.of(e.reason());

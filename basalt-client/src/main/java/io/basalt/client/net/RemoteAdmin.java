@@ -45,6 +45,38 @@ final class RemoteAdmin implements Admin {
     }
 
     @Override
+    public CompletableFuture<Void> disableTable(String name) {
+        return setDisabled(name, true);
+    }
+
+    @Override
+    public CompletableFuture<Void> enableTable(String name) {
+        return setDisabled(name, false);
+    }
+
+    private CompletableFuture<Void> setDisabled(String name, boolean disabled) {
+        Objects.requireNonNull(name, "name");
+        return rpc.call(OpCode.SET_TABLE_DISABLED, (disabled ? "DISABLE" : "ENABLE") + " '" + name + "'", buf -> {
+            Wire.writeString(buf, name);
+            Wire.writeBoolean(buf, disabled);
+        }, _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isTableDisabled(String name) {
+        Objects.requireNonNull(name, "name");
+        return rpc.call(OpCode.IS_TABLE_DISABLED, "IS_TABLE_DISABLED '" + name + "'",
+                buf -> Wire.writeString(buf, name), buf -> Wire.readBoolean(buf, "disabled"));
+    }
+
+    @Override
+    public CompletableFuture<Void> modifyTable(TableDescriptor table) {
+        Objects.requireNonNull(table, "table");
+        return rpc.call(OpCode.MODIFY_TABLE, "MODIFY_TABLE '" + table.name() + "'",
+                buf -> Messages.writeTable(buf, table), _ -> null);
+    }
+
+    @Override
     public CompletableFuture<Void> truncateTable(String name, boolean preserveSplits) {
         Objects.requireNonNull(name, "name");
         return rpc.call(OpCode.TRUNCATE_TABLE, "TRUNCATE_TABLE '" + name + "'", buf -> {
