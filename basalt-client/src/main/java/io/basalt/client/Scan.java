@@ -26,6 +26,7 @@ public final class Scan extends Query<Scan> {
     private int batch;
     private long maxResultSize = DEFAULT_MAX_RESULT_SIZE;
     private boolean allowPartialResults;
+    private boolean raw;
 
     /** A scan with every setting of this one, which later changes to either do not affect. */
     public Scan copy() {
@@ -41,6 +42,7 @@ public final class Scan extends Query<Scan> {
         copy.batch = batch;
         copy.maxResultSize = maxResultSize;
         copy.allowPartialResults = allowPartialResults;
+        copy.raw = raw;
         return copy;
     }
 
@@ -137,6 +139,21 @@ public final class Scan extends Query<Scan> {
     public Scan setAllowPartialResults(boolean allow) {
         this.allowPartialResults = allow;
         return this;
+    }
+
+    /**
+     * A raw scan (HBase's {@code RAW => true}) returns what is stored rather than what is visible:
+     * delete markers as cells of their type, and the cells they mask that compaction has not
+     * dropped yet, still within the scan's snapshot, columns and time range. Each column gives at
+     * most {@link #maxVersions()} puts; markers are all shown. A raw scan takes no filter.
+     */
+    public Scan setRaw(boolean raw) {
+        this.raw = raw;
+        return this;
+    }
+
+    public boolean raw() {
+        return raw;
     }
 
     public byte[] startRow() {

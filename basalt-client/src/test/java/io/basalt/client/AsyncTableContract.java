@@ -320,6 +320,32 @@ public abstract class AsyncTableContract {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not increments");
     }
 
+    @Test
+    void rawScansReturnDeleteMarkersAndTheCellsTheyMask() throws Exception {
+        put("r", "f", "a", 1, "old");
+        put("r", "f", "a", 3, "new");
+        await(table.delete(new Delete(utf8("r")).addColumns(F, utf8("a"), 2)));
+        put("r", "g", "x", 1, "gx");
+        await(table.delete(new Delete(utf8("r")).addFamily(G, 5)));
+        put("s", "f", "b", 1, "kept");
+        await(table.delete(new Delete(utf8("s")).addColumns(F, utf8("b"), 1)));
+
+        assertThat(await(table.scanAll(new Scan().readAllVersions()))).hasSize(1); // s is all deleted
+        List<String> raw = new ArrayList<>();
+        for (Result r : await(table.scanAll(new Scan().setRaw(true).readAllVersions()))) {
+            for (Cell c : r.cells()) {
+                raw.add(str(c.rowBytes()) + "/" + str(c.familyBytes()) + ":" + str(c.qualifierBytes()) + "@"
+                        + c.timestamp() + " " + c.type() + (c.type() == io.basalt.cell.CellType.PUT ? " " + str(c.valueBytes()) : ""));
+            }
+        }
+        assertThat(raw).containsExactly("r/f:a@3 PUT new", "r/f:a@2 DELETE_COLUMN", "r/f:a@1 PUT old",
+                "r/g:@5 DELETE_FAMILY", "r/g:x@1 PUT gx", "s/f:b@1 DELETE_COLUMN", "s/f:b@1 PUT kept");
+        assertThat(await(table.scanAll(new Scan().setRaw(true).addColumn(F, utf8("a"))))).singleElement()
+                .satisfies(r -> assertThat(r.cells()).hasSize(2)); // one put (one version) and the marker
+        assertThatThrownBy(() -> await(table.scanAll(new Scan().setRaw(true)
+                .setFilter(new io.basalt.client.filter.KeyOnlyFilter())))).hasMessageContaining("raw scan takes no filter");
+    }
+
     // ------------------------------------------------------------------ alter
 
     @Test

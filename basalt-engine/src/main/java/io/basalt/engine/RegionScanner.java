@@ -232,6 +232,9 @@ final class RegionScanner implements AutoCloseable {
 
     /** Reads the row the merge is positioned on; leaves the merge after it. */
     private List<Cell> readRow(byte[] row) {
+        if (scan.raw()) {
+            return rawRow(row);
+        }
         return readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
                 scan.maxVersions(), filter);
     }
@@ -397,6 +400,49 @@ final class RegionScanner implements AutoCloseable {
             return true;
         }
         return false;
+    }
+
+    /**
+     * A raw scan's row: every stored cell of the selected columns in the snapshot and time range,
+     * delete markers included, at most the scan's number of puts per column. Visibility is not
+     * consulted: this is what compaction has not yet dropped.
+     */
+    private List<Cell> rawRow(byte[] row) {
+        MemorySegment rowSegment = MemorySegment.ofArray(row);
+        List<Cell> out = new ArrayList<>();
+        EncodedCell columnCell = null;
+        int puts = 0;
+        while (merged.valid()) {
+            EncodedCell cell = merged.cell();
+            MemorySegment segment = cell.segment();
+            if (!Bytes.equals(segment, cell.rowOffset(), cell.rowLength(), rowSegment, 0, row.length)) {
+                break;
+            }
+            if (columnCell == null || !sameColumn(cell, columnCell)) {
+                columnCell = cell;
+                puts = 0;
+            }
+            int family = familyIndex(familySegments, cell);
+            if (merged.sequence() <= readPoint && family >= 0 && scan.timeRange().includes(cell.timestamp())
+                    && rawSelected(family, cell)) {
+                if (cell.type() != CellType.PUT) {
+                    out.add(cell);
+                } else if (puts < scan.maxVersions()) {
+                    out.add(cell);
+                    puts++;
+                }
+            }
+            merged.next();
+        }
+        return out;
+    }
+
+    private boolean rawSelected(int family, EncodedCell cell) {
+        if (columns.isEmpty() || cell.type() == CellType.DELETE_FAMILY) {
+            return true;
+        }
+        NavigableSet<byte[]> qualifiers = columns.get(familyNames[family]);
+        return qualifiers == null || qualifiers.isEmpty() || qualifiers.contains(cell.qualifierBytes());
     }
 
     /** Cells of one column stepped over before {@link #skipColumn} seeks instead. */

@@ -255,6 +255,9 @@ final class TableRegions {
     /** A scanner over the table at the current read point, walking its regions in the scan's order. */
     TableScanner scanner(Scan scan) {
         store.checkOpen();
+        if (scan.raw() && scan.filter() != null) {
+            throw new IllegalArgumentException("a raw scan takes no filter: it shows what is stored, markers included");
+        }
         for (byte[] family : scan.columns().keySet()) {
             String name = new String(family, java.nio.charset.StandardCharsets.UTF_8);
             if (descriptor.family(name).isEmpty()) {

@@ -94,7 +94,7 @@ public final class Shell {
                     await(connection.admin().describeTable(table));
                     out.println("All regions of " + table + " have the current schema (alter completes before it returns).");
                 }
-                case "list" -> list();
+                case "list" -> list(command.args());
                 case "describe", "desc" -> describe(name(command.args(), 0, "table"));
                 case "disable" -> await(connection.admin().disableTable(name(command.args(), 0, "table")));
                 case "enable" -> await(connection.admin().enableTable(name(command.args(), 0, "table")));
@@ -133,7 +133,11 @@ public final class Shell {
                 case "locate_region" -> locateRegion(command.args());
                 case "split" -> split(command.args());
                 case "merge_region" -> mergeRegion(command.args());
-                default -> throw new UsageError("unknown command '" + command.name() + "'; type help for the list");
+                default -> {
+                    String instead = UNSUPPORTED.get(command.name());
+                    throw new UsageError(instead != null ? command.name() + " is not supported by Basalt; " + instead
+                            : "unknown command '" + command.name() + "'; type help for the list");
+                }
             }
         } catch (UsageError | ShellSyntax.SyntaxError | BasaltException | IllegalArgumentException
                  | IllegalStateException | java.io.UncheckedIOException e) {
@@ -152,6 +156,42 @@ public final class Shell {
             super(message);
         }
     }
+
+    /** HBase shell commands Basalt does not have, and what to do instead. */
+    private static final Map<String, String> UNSUPPORTED = Map.ofEntries(
+            Map.entry("snapshot", "copy a store with its checkpoint (docs/storage.md, Checkpoints)"),
+            Map.entry("clone_snapshot", "open a checkpoint copy as a store of its own"),
+            Map.entry("restore_snapshot", "open a checkpoint copy as a store of its own"),
+            Map.entry("list_snapshots", "checkpoints are directories; list them with ls"),
+            Map.entry("delete_snapshot", "checkpoints are directories; remove one with rm -r"),
+            Map.entry("create_namespace", "table names carry no namespace; use a prefix such as 'app.t'"),
+            Map.entry("list_namespace", "table names carry no namespace; list 'app\\..*' lists a prefix"),
+            Map.entry("drop_namespace", "table names carry no namespace"),
+            Map.entry("describe_namespace", "table names carry no namespace"),
+            Map.entry("grant", "permissions are not built yet (issue 23)"),
+            Map.entry("revoke", "permissions are not built yet (issue 23)"),
+            Map.entry("user_permission", "permissions are not built yet (issue 23)"),
+            Map.entry("whoami", "authentication is not built yet (issue 23)"),
+            Map.entry("balancer", "regions of one server need no balancing; a cluster places replicas itself"),
+            Map.entry("balance_switch", "regions of one server need no balancing; a cluster places replicas itself"),
+            Map.entry("move", "a cluster places replicas itself; status shows where"),
+            Map.entry("assign", "regions are always open on their node"),
+            Map.entry("unassign", "regions are always open on their node"),
+            Map.entry("close_region", "regions are always open on their node"),
+            Map.entry("hbck", "a store checks its files by checksum when it opens them"),
+            Map.entry("add_peer", "cross-cluster replication is not built; a cluster replicates each region itself"),
+            Map.entry("list_peers", "cross-cluster replication is not built"),
+            Map.entry("set_quota", "quotas are not built"),
+            Map.entry("list_quotas", "quotas are not built"),
+            Map.entry("alter_async", "alter changes every region before it returns"),
+            Map.entry("wal_roll", "the log rolls by itself as tables flush"),
+            Map.entry("processlist", "not built yet (issue 22: operations)"),
+            Map.entry("compact_rs", "compact 't' compacts a table's regions"),
+            Map.entry("major_compact_rs", "compact 't' compacts a table's regions"),
+            Map.entry("get_table", "use the table's name in each command"),
+            Map.entry("disable_all", "disable each table; list 'regex' names them"),
+            Map.entry("enable_all", "enable each table; list 'regex' names them"),
+            Map.entry("drop_all", "drop each table; list 'regex' names them"));
 
     private void help() {
         out.println("""
@@ -176,7 +216,8 @@ public final class Shell {
                   append 't', 'row', 'f:q', 'value'           add bytes to the end of a column's value
                   scan 't' [, {LIMIT => n, STARTROW => 'a', STOPROW => 'b', COLUMNS => ['f:q'],
                                REVERSED => true, VERSIONS => n, TIMERANGE => [min, max],
-                               ROWPREFIXFILTER => 'u', FILTER => "PrefixFilter('u') AND ValueFilter(=, 'binary:x')"}]
+                               ROWPREFIXFILTER => 'u', FILTER => "PrefixFilter('u') AND ValueFilter(=, 'binary:x')",
+                               RAW => true (delete markers and the cells they mask, until compaction)}]
                   show_filters                                the filters FILTER => "..." can name
                   count 't'                                   count rows (of a table, or of one region by name)
                   flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
@@ -448,8 +489,34 @@ public final class Shell {
         }
     }
 
-    private void list() {
+    /** A time to live as HBase prints it: {@code 90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)}. */
+    static String ttl(Duration ttl) {
+        long seconds = ttl.toSeconds();
+        StringBuilder parts = new StringBuilder();
+        long[] sizes = {86_400, 3_600, 60, 1};
+        String[] names = {"DAY", "HOUR", "MINUTE", "SECOND"};
+        long left = seconds;
+        for (int i = 0; i < sizes.length; i++) {
+            long n = left / sizes[i];
+            left %= sizes[i];
+            if (n > 0) {
+                parts.append(parts.isEmpty() ? "" : " ").append(n).append(' ').append(names[i]).append(n > 1 ? "S" : "");
+            }
+        }
+        return seconds + " SECONDS (" + parts + ")";
+    }
+
+    private void list(List<Object> args) {
         List<TableDescriptor> tables = await(connection.admin().listTables());
+        if (!args.isEmpty()) {
+            java.util.regex.Pattern pattern;
+            try {
+                pattern = java.util.regex.Pattern.compile(text(args.getFirst()));
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new UsageError("list takes a regular expression: " + e.getDescription());
+            }
+            tables = tables.stream().filter(t -> pattern.matcher(t.name()).matches()).toList();
+        }
         out.println("TABLE");
         tables.forEach(t -> out.println(t.name()));
         out.println(tables.size() + " row(s)");
@@ -457,13 +524,14 @@ public final class Shell {
 
     private void describe(String table) {
         TableDescriptor descriptor = await(connection.admin().describeTable(table));
-        out.println("Table " + descriptor.name());
+        boolean disabled = await(connection.admin().isTableDisabled(table));
+        out.println("Table " + descriptor.name() + " is " + (disabled ? "DISABLED" : "ENABLED"));
+        out.println(descriptor.name());
         out.println("COLUMN FAMILIES DESCRIPTION");
         for (FamilyDescriptor f : descriptor.families()) {
-            out.printf(Locale.ROOT, "{NAME => '%s', VERSIONS => '%d', TTL => '%s', BLOOMFILTER => '%s', "
-                            + "BLOCKSIZE => '%d', COMPRESSION => '%s'}%n", f.name(), f.maxVersions(),
-                    f.expires() ? Long.toString(f.timeToLive().toSeconds()) : "FOREVER",
-                    f.bloomFilter() ? "ROW" : "NONE", f.blockSize(), f.compression());
+            out.printf(Locale.ROOT, "{NAME => '%s', BLOOMFILTER => '%s', VERSIONS => '%d', COMPRESSION => '%s', "
+                            + "TTL => '%s', BLOCKSIZE => '%d'}%n", f.name(), f.bloomFilter() ? "ROW" : "NONE",
+                    f.maxVersions(), f.compression(), f.expires() ? ttl(f.timeToLive()) : "FOREVER", f.blockSize());
         }
         out.println(descriptor.families().size() + " row(s)");
     }
@@ -617,10 +685,10 @@ public final class Shell {
                 case "CONSISTENCY" -> scan.setConsistency(consistency(v));
                 case "FILTER" -> scan.setFilter(filter(v));
                 case "ROWPREFIXFILTER" -> rowPrefix = bytes(List.of(v), 0, "ROWPREFIXFILTER");
-                case "RAW" -> throw new UsageError("RAW scans (delete markers shown) are not supported yet");
+                case "RAW" -> scan.setRaw(Boolean.TRUE.equals(v));
                 default -> throw new UsageError("unknown scan option " + e.getKey()
                         + " (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS, TIMERANGE, CACHING,"
-                        + " CONSISTENCY, FILTER, ROWPREFIXFILTER)");
+                        + " CONSISTENCY, FILTER, ROWPREFIXFILTER, RAW)");
             }
         }
         if (rowPrefix != null) {
@@ -663,9 +731,15 @@ public final class Shell {
             for (Result result = scanner.next(); result != null; result = scanner.next()) {
                 rows++;
                 for (Cell cell : result.cells()) {
-                    out.printf(" %-29s column=%s:%s, timestamp=%d, value=%s%n", Bytes.toStringBinary(result.row()),
+                    String what = switch (cell.type()) {
+                        case PUT -> "value=" + Bytes.toStringBinary(cell.value());
+                        case DELETE -> "type=Delete";
+                        case DELETE_COLUMN -> "type=DeleteColumn";
+                        case DELETE_FAMILY -> "type=DeleteFamily";
+                    };
+                    out.printf(" %-29s column=%s:%s, timestamp=%d, %s%n", Bytes.toStringBinary(result.row()),
                             Bytes.toStringBinary(cell.family()), Bytes.toStringBinary(cell.qualifier()), cell.timestamp(),
-                            Bytes.toStringBinary(cell.value()));
+                            what);
                 }
             }
         }
@@ -806,11 +880,35 @@ public final class Shell {
                 scan.withStopRow(region.end());
             }
         }
+        long interval = 1000;
+        for (int i = 1; i < args.size(); i++) {
+            Map<String, Object> options = options(args, i);
+            if (options == null) {
+                throw new UsageError("count takes options as a hash: count 't', INTERVAL => 1000, CACHE => 500");
+            }
+            for (var e : options.entrySet()) {
+                switch (e.getKey()) {
+                    case "INTERVAL" -> interval = number(e.getValue(), "INTERVAL");
+                    case "CACHE" -> scan.setCaching((int) number(e.getValue(), "CACHE"));
+                    case "FILTER" -> scan.setFilter(filter(e.getValue()));
+                    default -> throw new UsageError("unknown count option " + e.getKey() + " (known: INTERVAL, CACHE, FILTER)");
+                }
+            }
+        }
+        if (interval < 1) {
+            throw new UsageError("INTERVAL must be at least 1, not " + interval);
+        }
+        if (scan.filter() == null) {
+            scan.setFilter(new io.basalt.client.filter.FirstKeyOnlyFilter()); // a row is counted by its first cell
+        }
         AsyncTable table = connection.table(tableName);
         long rows = 0;
         try (ResultScanner scanner = table.scanner(scan)) {
-            while (scanner.next() != null) {
+            for (Result r = scanner.next(); r != null; r = scanner.next()) {
                 rows++;
+                if (rows % interval == 0) {
+                    out.println("Current count: " + rows + ", row: " + Bytes.toStringBinary(r.row()));
+                }
             }
         }
         out.println(rows + " row(s)");

@@ -60,7 +60,7 @@ class ShellTest {
     void listDescribeDisableDrop() {
         run("create 't', {NAME => 'f', TTL => 60, COMPRESSION => 'LZ4', BLOOMFILTER => 'NONE'}");
         assertThat(run("list")).contains("TABLE\nt\n1 row(s)");
-        assertThat(run("describe 't'")).contains("NAME => 'f'").contains("TTL => '60'")
+        assertThat(run("describe 't'")).contains("NAME => 'f'").contains("TTL => '60 SECONDS (1 MINUTE)'")
                 .contains("COMPRESSION => 'LZ4'").contains("BLOOMFILTER => 'NONE'");
         assertThat(run("disable 't'; drop 't'")).doesNotContain("ERROR");
         assertThat(run("list")).contains("0 row(s)");
@@ -99,7 +99,7 @@ class ShellTest {
                 "ERROR: unknown command 'frobnicate'; type help for the list",
                 "ERROR: missing row (argument 2)",
                 "ERROR: unknown scan option LIMT (known: LIMIT, STARTROW, STOPROW, COLUMNS, REVERSED, VERSIONS,"
-                        + " TIMERANGE, CACHING, CONSISTENCY, FILTER, ROWPREFIXFILTER)");
+                        + " TIMERANGE, CACHING, CONSISTENCY, FILTER, ROWPREFIXFILTER, RAW)");
         assertThat(out).contains("Created table t").contains("TABLE\nt\n");
         assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
     }
@@ -126,7 +126,7 @@ class ShellTest {
         run("create 't', {NAME => 'f', VERSIONS => 1, TTL => 3600}, 'g'; put 't', 'r', 'f:a', '1'; put 't', 'r', 'g:b', '2'");
         assertThat(run("alter 't', NAME => 'f', VERSIONS => 5")).contains("Done.");
         String described = run("describe 't'");
-        assertThat(described).contains("VERSIONS => '5'").contains("TTL => '3600'");
+        assertThat(described).contains("VERSIONS => '5'").contains("TTL => '3600 SECONDS (1 HOUR)'");
         assertThat(run("alter 't', 'h', {NAME => 'g', METHOD => 'delete'}")).contains("Done.");
         assertThat(run("describe 't'")).contains("NAME => 'h'").doesNotContain("NAME => 'g'");
         assertThat(run("get 't', 'r'")).contains("f:a").doesNotContain("g:b");
@@ -153,6 +153,37 @@ class ShellTest {
     }
 
     @Test
+    void rawScansShowDeleteMarkersAndWhatTheyMask() {
+        run("create 't', {NAME => 'f', VERSIONS => 3}; put 't', 'r', 'f:a', 'old', 1; put 't', 'r', 'f:a', 'new', 3;"
+                + " delete 't', 'r', 'f:a', 2");
+        assertThat(run("scan 't', {VERSIONS => 3}")).contains("value=new").doesNotContain("value=old").doesNotContain("type=");
+        String raw = run("scan 't', {RAW => true, VERSIONS => 3}");
+        assertThat(raw).contains("timestamp=2, type=DeleteColumn").contains("value=new").contains("value=old");
+        assertThat(raw.indexOf("value=new")).isLessThan(raw.indexOf("type=DeleteColumn"));
+        assertThat(raw.indexOf("type=DeleteColumn")).isLessThan(raw.indexOf("value=old"));
+        assertThat(run("scan 't', {RAW => true, FILTER => \"KeyOnlyFilter()\"}")).contains("ERROR: a raw scan takes no filter");
+    }
+
+    @Test
+    void describeListAndCountPrintAsHBaseDoes() {
+        run("create 'app.users', {NAME => 'f', TTL => 90061}; create 'app.items', 'f'; create 'other', 'f'");
+        String described = run("describe 'app.users'");
+        assertThat(described).contains("Table app.users is ENABLED\napp.users\nCOLUMN FAMILIES DESCRIPTION")
+                .contains("{NAME => 'f', BLOOMFILTER => 'ROW', VERSIONS => '1', COMPRESSION => 'NONE',"
+                        + " TTL => '90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)', BLOCKSIZE => '");
+        run("disable 'other'");
+        assertThat(run("describe 'other'")).contains("Table other is DISABLED");
+        assertThat(run("list 'app\\..*'")).contains("app.items\napp.users\n2 row(s)").doesNotContain("other");
+        for (int i = 0; i < 25; i++) {
+            run("put 'app.items', 'r" + (char) ('a' + i) + "', 'f:q', 'v'");
+        }
+        String counted = run("count 'app.items', INTERVAL => 10, CACHE => 5");
+        assertThat(counted).contains("Current count: 10, row: rj").contains("Current count: 20, row: rt").contains("25 row(s)");
+        assertThat(run("snapshot 'app.items', 's1'")).contains("ERROR: snapshot is not supported by Basalt; copy a store");
+        assertThat(run("list '('")).contains("ERROR: list takes a regular expression");
+    }
+
+    @Test
     void appendAndGetCounter() {
         run("create 't', 'f'");
         assertThat(run("append 't', 'r', 'f:s', 'ab'")).contains("CURRENT VALUE = ab");
@@ -174,7 +205,6 @@ class ShellTest {
         assertThat(run("scan 't', {FILTER => 42}")).contains("ERROR: FILTER takes a string in the filter language");
         assertThat(run("scan 't', {ROWPREFIXFILTER => 'u', STARTROW => 'a'}"))
                 .contains("ERROR: ROWPREFIXFILTER sets the start and stop rows");
-        assertThat(run("scan 't', {RAW => true}")).contains("ERROR: RAW scans");
     }
 
     @Test

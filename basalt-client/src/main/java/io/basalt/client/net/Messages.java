@@ -47,7 +47,7 @@ import java.util.NavigableSet;
  * get        := row bytes | selection
  * scan       := selection | startRow bytes | startInclusive bool | stopRow bytes | stopInclusive bool
  *               | reversed bool | limit varlong | caching varint | batch varint
- *               | maxResultSize varlong | allowPartialResults bool
+ *               | maxResultSize varlong | allowPartialResults bool | raw bool
  * check      := row bytes | family bytes | qualifier bytes | condition u8 | [condition fields]
  *               | mutationCount varint | mutation*
  *               condition 0: the column is absent; 1: expected bytes (equal); 2: op u8 | value bytes
@@ -263,6 +263,7 @@ public final class Messages {
         Wire.writeVarint(buf, scan.batch());
         Wire.writeVarlong(buf, scan.maxResultSize());
         Wire.writeBoolean(buf, scan.allowPartialResults());
+        Wire.writeBoolean(buf, scan.raw());
     }
 
     public static Scan readScan(ByteBuf buf) {
@@ -278,6 +279,7 @@ public final class Messages {
         scan.setBatch(Wire.readVarint(buf, "batch"));
         scan.setMaxResultSize(Wire.readVarlong(buf, "max result size"));
         scan.setAllowPartialResults(Wire.readBoolean(buf, "allow partial results"));
+        scan.setRaw(Wire.readBoolean(buf, "raw"));
         return scan;
     }
 

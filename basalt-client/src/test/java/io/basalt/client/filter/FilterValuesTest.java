@@ -155,16 +155,17 @@ class FilterValuesTest {
         assertThat(new RegexStringComparator("a+").compiled().pattern()).isEqualTo("a+");
     }
 
+    /** As HBase's NullComparator: 1 for every present value, so = keeps nothing, != and < everything. */
     @Test
-    void nullComparatorSortsBeforeEveryValue() {
+    void nullComparatorAnswersAsHBasesDoes() {
         NullComparator nul = new NullComparator();
-        assertThat(nul.compareTo(Bytes.EMPTY)).isNegative();
-        assertThat(nul.compareTo(bytes(0x00))).isNegative();
-        assertThat(nul.compareTo(bytes(0xFF, 0xFF))).isNegative();
+        assertThat(nul.compareTo(Bytes.EMPTY)).isPositive();
+        assertThat(nul.compareTo(bytes(0x00))).isPositive();
+        assertThat(nul.compareTo(bytes(0xFF, 0xFF))).isPositive();
         assertThat(CompareOperator.EQUAL.passes(nul.compareTo(b("v")))).isFalse();
         assertThat(CompareOperator.NOT_EQUAL.passes(nul.compareTo(b("v")))).isTrue();
-        assertThat(CompareOperator.GREATER.passes(nul.compareTo(b("v")))).isTrue();
-        assertThat(CompareOperator.LESS.passes(nul.compareTo(b("v")))).isFalse();
+        assertThat(CompareOperator.GREATER.passes(nul.compareTo(b("v")))).isFalse();
+        assertThat(CompareOperator.LESS.passes(nul.compareTo(b("v")))).isTrue();
         assertThat(nul.toString()).isEqualTo("'null:'");
     }
 

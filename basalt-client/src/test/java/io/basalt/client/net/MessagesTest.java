@@ -194,7 +194,8 @@ class MessagesTest {
                 .as((limit, caching, batch, max) -> new long[] {limit, caching, batch, max});
         return Combinators.combine(bounds, sizes, Arbitraries.of(true, false), selections())
                 .as((scan, n, partial, s) -> s.applyTo(scan.setLimit(n[0]).setCaching((int) n[1])
-                        .setBatch((int) n[2]).setMaxResultSize(n[3]).setAllowPartialResults(partial)));
+                        .setBatch((int) n[2]).setMaxResultSize(n[3]).setAllowPartialResults(partial)
+                        .setRaw(n[0] % 2 == 0)));
     }
 
     @Provide
@@ -309,6 +310,9 @@ class MessagesTest {
         assertThat(a.batch()).isEqualTo(e.batch());
         assertThat(a.maxResultSize()).isEqualTo(e.maxResultSize());
         assertThat(a.allowPartialResults()).isEqualTo(e.allowPartialResults());
+        assertThat(a.raw()).isEqualTo(e.raw());
+        assertThat(a.filter() == null ? null : a.filter().toString())
+                .isEqualTo(e.filter() == null ? null : e.filter().toString());
     }
 
     static void assertSameResults(List<Result> actual, List<Result> expected) {
