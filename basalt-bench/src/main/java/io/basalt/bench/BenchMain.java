@@ -77,6 +77,7 @@ public final class BenchMain implements Callable<Integer> {
             return 0;
         }
         List<ResultRow> rows = new ArrayList<>();
+        List<String> counters = new ArrayList<>();
         List<String> jsonParts = new ArrayList<>();
         for (int threads : suite.threads()) {
             Path part = Files.createTempFile(dir, suite.suiteName() + "-t" + threads + "-", ".json");
@@ -91,6 +92,18 @@ public final class BenchMain implements Callable<Integer> {
                 }
                 Collection<RunResult> results = new Runner(options.build()).run();
                 results.stream().map(ResultRow::of).forEach(rows::add);
+                for (RunResult run : results) {
+                    var secondary = run.getSecondaryResults();
+                    if (!secondary.isEmpty()) {
+                        StringBuilder line = new StringBuilder(String.format("%-40s", run.getParams().getParamsKeys().stream()
+                                .map(k -> k + "=" + run.getParams().getParam(k)).collect(java.util.stream.Collectors.joining(" "))));
+                        // Event counters add up over iterations; a per-iteration mean is per operation when
+                        // the benchmark sets them per operation (the filters suite does).
+                        secondary.forEach((name, r) -> line.append(String.format("  %s=%,.0f", name,
+                                r.getStatistics().getMean())));
+                        counters.add(line.toString());
+                    }
+                }
                 jsonParts.add(Files.readString(part));
             } finally {
                 Files.deleteIfExists(part);
@@ -101,6 +114,11 @@ public final class BenchMain implements Callable<Integer> {
         stdout.println();
         stdout.println("Suite " + suite.suiteName() + (quick ? " (quick run: numbers are not for quoting)" : ""));
         stdout.print(ResultTable.render(rows, Suite.BASELINE));
+        if (!counters.isEmpty()) {
+            stdout.println();
+            stdout.println("Counters (JMH secondary metrics, mean per iteration):");
+            counters.forEach(stdout::println);
+        }
         stdout.println("JMH JSON: " + json.toAbsolutePath());
         return 0;
     }

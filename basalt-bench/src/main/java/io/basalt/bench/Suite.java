@@ -52,6 +52,11 @@ public enum Suite {
             List.of(ResultPathBenchmark.class, LoopbackScanBenchmark.class), new int[] {1},
             Map.of("scanRows", new String[] {"20000"})),
 
+    FILTERS("filters", "HBASE-14397", "a scan of 1M rows keeping 1% by row prefix, by a column's value and by a"
+            + " fuzzy row mask: filtered in the server vs fetched and filtered in the client, with block and wire bytes",
+            List.of(io.basalt.bench.filters.FilterBenchmark.class), new int[] {1},
+            Map.of("rows", new String[] {"20000"})),
+
     /** Not JMH: {@link YcsbSuite} runs it, one JVM per implementation and thread count. */
     YCSB("ycsb", "-", "YCSB load and workloads A-F, 1M records of 10 x 100 bytes: Basalt embedded vs RocksDB (JNI),"
             + " Basalt's server on loopback vs embedded, at 1 and 8 client threads", List.of(), new int[] {1, 8});

@@ -303,6 +303,7 @@ final class SSTableReader {
 
     /** The content of data block {@code i}, through the block cache. */
     Block dataBlock(int i) {
+        EngineCounters.BLOCK_BYTES.add(blockSizes[i]);
         return cache.get(this, i);
     }
 

@@ -1,0 +1,92 @@
+package io.basalt.engine;
+
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.Cell;
+import io.basalt.client.filter.Filter;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * Basalt's side of the differential tests: {@link ScanFilter}, the evaluator the region reader
+ * consults, walked over unfiltered rows cell by cell, each skip honoured by dropping the cells it
+ * covers instead of seeking. {@code FilterSeekTest} (basalt-engine) proves the real reader, with
+ * its seeks, returns exactly this; {@code EmbeddedStoreAgreesWithHBaseTest} here checks it again
+ * against HBase through an embedded store. Lives in the engine's package because the evaluator is
+ * package-private.
+ */
+public final class FilterWalk {
+
+    private FilterWalk() {}
+
+    /**
+     * The cells of {@code rows} (given in scan order, each row's cells in family, qualifier,
+     * newest-first order) that {@code filter} keeps in a scan in the given direction, with
+     * {@code random} deciding {@code RandomRowFilter}s.
+     */
+    public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random) {
+        ScanFilter f = ScanFilter.compile(filter, reversed, random);
+        List<Cell> out = new ArrayList<>();
+        for (List<Cell> row : rows) {
+            if (row.isEmpty()) {
+                continue;
+            }
+            int decision = f.startRow(row.getFirst().rowBytes());
+            if (decision == ScanFilter.ROW_STOP) {
+                break;
+            }
+            if (decision == ScanFilter.ROW_SKIP) {
+                continue;
+            }
+            List<Cell> kept = new ArrayList<>();
+            int skipLevel = ScanFilter.SKIP;
+            Cell from = null;
+            byte[] hint = null;
+            for (Cell cell : row) {
+                if (from != null && covered(cell, from, skipLevel, hint)) {
+                    continue;
+                }
+                from = null;
+                int code = f.cell(cell);
+                if (ScanFilter.included(code)) {
+                    kept.add(cell);
+                }
+                int level = ScanFilter.level(code);
+                if (level == ScanFilter.NEXT_ROW) {
+                    break;
+                }
+                if (level != ScanFilter.SKIP) {
+                    from = cell;
+                    skipLevel = level;
+                    hint = f.columnHint();
+                }
+            }
+            if (!kept.isEmpty()) {
+                if (f.rowExcluded()) {
+                    kept.clear();
+                } else {
+                    f.transform(kept);
+                }
+            }
+            out.addAll(kept);
+            if (f.stopped()) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /** Whether a skip that {@code from} asked for covers {@code cell}. */
+    private static boolean covered(Cell cell, Cell from, int level, byte[] hint) {
+        boolean sameFamily = Bytes.compare(cell.family(), from.family()) == 0;
+        int qualifier = Bytes.compare(cell.qualifier(), from.qualifier());
+        return switch (level) {
+            case ScanFilter.NEXT_COLUMN -> sameFamily && qualifier == 0;
+            case ScanFilter.SEEK -> sameFamily
+                    && (qualifier == 0 || Bytes.compare(cell.qualifier(), MemorySegment.ofArray(hint)) < 0);
+            case ScanFilter.NEXT_FAMILY -> sameFamily;
+            default -> false;
+        };
+    }
+}
