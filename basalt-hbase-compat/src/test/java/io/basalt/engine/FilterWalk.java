@@ -28,15 +28,29 @@ public final class FilterWalk {
     public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random) {
         ScanFilter f = ScanFilter.compile(filter, reversed, random);
         List<Cell> out = new ArrayList<>();
+        byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
         for (List<Cell> row : rows) {
             if (row.isEmpty()) {
                 continue;
             }
-            int decision = f.startRow(row.getFirst().rowBytes());
+            byte[] key = row.getFirst().rowBytes();
+            if (rowHint != null) {
+                int c = io.basalt.bytes.Bytes.compare(key, rowHint);
+                if (reversed ? c >= 0 : c < 0) {
+                    continue;
+                }
+                rowHint = null;
+            }
+            int decision = f.startRow(key);
             if (decision == ScanFilter.ROW_STOP) {
                 break;
             }
             if (decision == ScanFilter.ROW_SKIP) {
+                byte[] h = f.rowHint();
+                if (h != null && h.length > 0 && (reversed ? io.basalt.bytes.Bytes.compare(h, key) < 0
+                        : io.basalt.bytes.Bytes.compare(h, key) > 0)) {
+                    rowHint = h;
+                }
                 continue;
             }
             List<Cell> kept = new ArrayList<>();

@@ -79,13 +79,15 @@ final class Differ {
             return;
         }
         Case small = shrink(c);
-        throw new AssertionError(describe(small) + "\n\noriginal case:\n" + describe(c));
+        List<String> known = Known.explain(small);
+        throw new AssertionError((known.isEmpty() ? "a difference Known does not list" : "known as " + known) + "\n"
+                + describe(small) + "\n\noriginal case:\n" + describe(c));
     }
 
     static String describe(Case c) {
         Outcome o = run(c);
         StringBuilder s = new StringBuilder();
-        s.append("filter: ").append(c.filter()).append(c.reversed() ? "  (reversed scan)" : "  (forward scan)")
+        s.append("filter: ").append(c.filter()).append("\n  shape: ").append(Triage.shape(c.filter())).append(c.reversed() ? "  (reversed scan)" : "  (forward scan)")
                 .append(", ").append(c.maxVersions()).append(" version(s)\nrows:\n");
         for (Kv kv : c.cells()) {
             s.append("  ").append(kv.text()).append('\n');

@@ -44,6 +44,13 @@ import java.util.TreeSet;
  * of {@code a b c}, now and then with a 0x00 or 0xFF byte; families {@code f} and {@code g};
  * qualifiers {@code "" a ab b c}; one to three versions of a column at timestamps 1 to 5; text
  * and binary values.
+ *
+ * <p>Two modes. {@code strict} generates every filter, comparator, nesting and direction (only
+ * the upstream bugs {@link Known} lists first are left out, because HBase hangs on them). The
+ * default mode also leaves out the differences {@link Known} lists as reported and not yet
+ * settled (HBase bugs not filed upstream, and places where Basalt's semantics are not HBase's):
+ * it shapes filters and data so that they do not arise, each restriction naming the difference.
+ * Run with {@code -Dbasalt.hbasecompat.strict=true} to see them all.
  */
 final class Gen {
 
@@ -65,26 +72,119 @@ final class Gen {
         }
     }
 
+    /** What the data must look like for a filter, in the default mode (see {@link #shape}). */
+    record Shape(boolean oneCellPerRow, int minRowLength, int maxColumns, boolean oneFamily) {}
+
+    static final boolean STRICT = Boolean.getBoolean("basalt.hbasecompat.strict");
+
     private final Random random;
+    private final boolean strict;
 
     Gen(Random random) {
+        this(random, STRICT);
+    }
+
+    Gen(Random random, boolean strict) {
         this.random = random;
+        this.strict = strict;
+    }
+
+    /** A case with one filter, not a list (a wrapper around one now and then). */
+    Case singleCase() {
+        return next(this::single);
+    }
+
+    /** A case with a random filter list tree, nesting at most three deep. */
+    Case treeCase() {
+        return next(() -> tree(3));
+    }
+
+    /** Generates until a case meets none of the differences {@link Known} leaves out. */
+    private Case next(java.util.function.Supplier<Filter> filters) {
+        while (true) {
+            Filter filter = filters.get();
+            int versions = 1 + random.nextInt(3);
+            boolean reversed = random.nextBoolean();
+            Case c = new Case(cells(versions, strict ? new Shape(false, 1, 4, false) : shape(filter)), filter, reversed,
+                    versions);
+            if (Known.excluded(c, strict) == null) {
+                return c;
+            }
+        }
+    }
+
+    /**
+     * A filter (one, or a list tree) for cells already written: in the default mode one whose
+     * {@link #shape} the cells fit.
+     */
+    Filter filterFor(List<Kv> cells, boolean single) {
+        while (true) {
+            Filter f = single ? single() : tree(3);
+            if (strict || fits(cells, shape(f))) {
+                return f;
+            }
+        }
+    }
+
+    static boolean fits(List<Kv> cells, Shape shape) {
+        java.util.Map<String, java.util.Set<String>> columns = new java.util.HashMap<>();
+        java.util.Map<String, Integer> cellsPerRow = new java.util.HashMap<>();
+        java.util.Set<String> families = new java.util.HashSet<>();
+        for (Kv kv : cells) {
+            String row = Kv.esc(kv.row());
+            if (kv.row().length < shape.minRowLength()) {
+                return false;
+            }
+            columns.computeIfAbsent(row, r -> new java.util.HashSet<>()).add(Kv.esc(kv.family()) + ":" + Kv.esc(kv.qualifier()));
+            cellsPerRow.merge(row, 1, Integer::sum);
+            families.add(Kv.esc(kv.family()));
+        }
+        if (shape.oneFamily() && families.size() > 1) {
+            return false;
+        }
+        if (shape.oneCellPerRow() && cellsPerRow.values().stream().anyMatch(n -> n > 1)) {
+            return false;
+        }
+        return columns.values().stream().allMatch(s -> s.size() <= shape.maxColumns());
+    }
+
+    /** The data a filter may meet in the default mode; see {@link Known} for each difference named. */
+    static Shape shape(Filter filter) {
+        boolean oneCellPerRow = Known.contains(filter, f -> f instanceof WhileMatchFilter); // WHILE_PARTIAL_ROW
+        int minRowLength = 1;
+        int maxColumns = 4;
+        boolean oneFamily = false;
+        for (Filter f : Known.leaves(filter)) {
+            if (f instanceof FuzzyRowFilter fuzzy) { // FUZZY_SHORT_ROW
+                for (FuzzyRowFilter.Rule r : fuzzy.rules()) {
+                    minRowLength = Math.max(minRowLength, r.row().length);
+                }
+            }
+            if (f instanceof ColumnCountGetFilter ccg && ccg.limit() > 0) { // COLUMN_COUNT_ENDS_SCAN
+                maxColumns = Math.min(maxColumns, ccg.limit());
+            }
+            if (f instanceof ColumnPaginationFilter cpf && cpf.columnOffset().length > 0) { // PAGINATION_OFFSET_FAMILIES
+                oneFamily = true;
+            }
+        }
+        return new Shape(oneCellPerRow, minRowLength, maxColumns, oneFamily);
     }
 
     // ------------------------------------------------------------------ data
 
-    /** Up to six rows of one or two families, each column one to {@code maxVersions} versions. */
-    List<Kv> cells(int maxVersions) {
-        List<String> families = random.nextInt(3) == 0 ? List.of(FAMILIES[random.nextInt(2)]) : List.of(FAMILIES);
+    /** Up to six rows of one or two families, each column one to {@code maxVersions} versions, shaped by {@code shape}. */
+    List<Kv> cells(int maxVersions, Shape shape) {
+        List<String> families = shape.oneFamily() || random.nextInt(3) == 0 ? List.of(FAMILIES[random.nextInt(2)])
+                : List.of(FAMILIES);
         TreeSet<byte[]> rows = new TreeSet<>(Arrays::compareUnsigned);
         int rowCount = 1 + random.nextInt(6);
         while (rows.size() < rowCount) {
-            rows.add(row());
+            rows.add(row(shape.minRowLength()));
         }
         List<Kv> cells = new ArrayList<>();
         for (byte[] row : rows) {
             TreeSet<String> columns = new TreeSet<>();
-            int columnCount = 1 + random.nextInt(4);
+            int columnCount = shape.oneCellPerRow() ? 1 : 1 + random.nextInt(shape.maxColumns());
             for (int i = 0; i < columnCount; i++) {
                 columns.add(families.get(random.nextInt(families.size())) + ":" + QUALIFIERS[random.nextInt(QUALIFIERS.length)]);
             }
@@ -93,7 +193,7 @@ final class Gen {
                 byte[] family = b(column.substring(0, colon));
                 byte[] qualifier = b(column.substring(colon + 1));
                 TreeSet<Long> stamps = new TreeSet<>();
-                int versions = 1 + random.nextInt(maxVersions);
+                int versions = shape.oneCellPerRow() ? 1 : 1 + random.nextInt(maxVersions);
                 while (stamps.size() < versions) {
                     stamps.add(1L + random.nextInt(MAX_TS));
                 }
@@ -106,9 +206,9 @@ final class Gen {
         return cells;
     }
 
-    /** One to three of {@code a b c}; one time in ten a 0x00 or 0xFF byte somewhere. */
-    byte[] row() {
-        int length = 1 + random.nextInt(3);
+    /** One to three of {@code a b c}, at least {@code minLength}; one time in ten a 0x00 or 0xFF byte somewhere. */
+    byte[] row(int minLength) {
+        int length = minLength + random.nextInt(Math.max(1, 4 - minLength));
         byte[] row = new byte[length];
         for (int i = 0; i < length; i++) {
             row[i] = (byte) ('a' + random.nextInt(3));
@@ -117,6 +217,10 @@ final class Gen {
             row[random.nextInt(length)] = random.nextBoolean() ? 0 : (byte) 0xFF;
         }
         return row;
+    }
+
+    byte[] row() {
+        return row(1);
     }
 
     byte[] qualifier() {
@@ -131,52 +235,132 @@ final class Gen {
 
     /** A filter tree: a list at the top, lists and wrappers nesting at most {@code maxDepth} deep. */
     Filter tree(int maxDepth) {
-        return list(0, maxDepth);
+        return list(0, maxDepth, false);
     }
 
-    private Filter node(int depth, int maxDepth) {
+    private Filter node(int depth, int maxDepth, boolean underOr) {
         if (depth < maxDepth) {
             int r = random.nextInt(10);
             if (r < 2) {
-                return list(depth, maxDepth);
+                return list(depth, maxDepth, underOr);
             }
             if (r == 2) {
-                return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth))
-                        : new SkipFilter(node(depth + 1, maxDepth));
+                return wrapper(depth, maxDepth, underOr);
             }
         }
-        return leaf();
+        return leaf(underOr);
     }
 
-    private Filter list(int depth, int maxDepth) {
+    private Filter wrapper(int depth, int maxDepth, boolean underOr) {
+        if (strict) {
+            return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth, false))
+                    : new SkipFilter(node(depth + 1, maxDepth, false));
+        }
+        if (underOr) { // SKIP_WRAPS_CELLS_ONLY, WHILE_PARTIAL_ROW: neither wrapper under an OR
+            return leaf(true);
+        }
+        if (random.nextBoolean()) { // WHILE_ROW_KEY_IN_LIST: in a list, WHILE wraps cells only
+            return new WhileMatchFilter(cellNode(depth + 1, maxDepth));
+        }
+        return new SkipFilter(cellNode(depth + 1, maxDepth)); // SKIP_WRAPS_CELLS_ONLY
+    }
+
+    /**
+     * Default mode, inside WHILE: nothing that keeps a cell with INCLUDE_AND_NEXT_COL (column
+     * counts; WHILE_PARTIAL_ROW) or removes cells at the row's end (SingleColumnValueExcludeFilter,
+     * and SingleColumnValueFilter's row decision; WHILE_SKIPS_ROW_CELLS).
+     */
+    private Filter whileInner(int depth, int maxDepth) {
+        while (true) {
+            Filter f = depth < maxDepth && random.nextInt(3) == 0 ? list(depth, maxDepth, false) : leaf(false);
+            if (!Known.contains(f, x -> x instanceof ColumnCountGetFilter || x instanceof ColumnPaginationFilter
+                    || x instanceof SingleColumnValueFilter || x instanceof SingleColumnValueExcludeFilter
+                    || x instanceof SkipFilter || x instanceof WhileMatchFilter)) {
+                return f;
+            }
+        }
+    }
+
+    /** Default mode, inside SKIP: a filter of cells only (no row key, no row, no count), or a list of them. */
+    private Filter cellNode(int depth, int maxDepth) {
+        if (depth < maxDepth && random.nextInt(4) == 0) {
+            List<Filter> children = new ArrayList<>();
+            for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
+                children.add(cellNode(depth + 1, maxDepth));
+            }
+            return new FilterList(random.nextBoolean() ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE,
+                    children);
+        }
+        Filter f;
+        do {
+            f = leaf(true);
+        } while (!Known.cellOnly(f));
+        return f;
+    }
+
+    private Filter list(int depth, int maxDepth, boolean underOr) {
+        boolean and = random.nextBoolean();
         List<Filter> children = new ArrayList<>();
         int n = random.nextInt(12) == 0 ? 0 : 1 + random.nextInt(3);
         for (int i = 0; i < n; i++) {
-            children.add(node(depth + 1, maxDepth));
+            children.add(node(depth + 1, maxDepth, underOr || !and));
         }
-        return new FilterList(random.nextBoolean() ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE,
-                children);
+        if (and && !strict) {
+            // AND_STOPS_AT_FIRST_EXCLUSION: row-key filters, then one filter with state, then the
+            // rest; and beside a filter with state only single filters, whose skips Basalt and
+            // HBase make alike (a list's merged skip differs: an OR with a hinting filter steps)
+            children = Known.agreedAndOrder(children);
+            if (children.stream().anyMatch(Known::stateful)) {
+                List<Filter> plain = new ArrayList<>();
+                for (Filter c : children) {
+                    plain.add(Known.stateful(c) || Known.leaves(c).size() == 1 && Known.leaves(c).getFirst() == c ? c
+                            : leaf(underOr));
+                }
+                children = Known.agreedAndOrder(plain);
+            }
+        }
+        return new FilterList(and ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE, children);
     }
 
     /** One filter of any kind but a list; a wrapper around one, one time in twelve. */
     Filter single() {
         if (random.nextInt(12) == 0) {
-            return random.nextBoolean() ? new WhileMatchFilter(leaf()) : new SkipFilter(leaf());
+            if (strict) {
+                return random.nextBoolean() ? new WhileMatchFilter(leaf(false)) : new SkipFilter(leaf(false));
+            }
+            return random.nextBoolean() ? new WhileMatchFilter(whileInner(3, 3)) : new SkipFilter(cellNode(3, 3));
         }
-        return leaf();
+        return leaf(false);
     }
 
     Filter leaf() {
-        return switch (random.nextInt(21)) {
+        return leaf(false);
+    }
+
+    /**
+     * One filter of any kind but a list or wrapper. In the default mode, under an OR list, none
+     * that decides or rewrites the row as a whole (PageFilter: OR_ROW_DECISION; KeyOnlyFilter:
+     * OR_TRANSFORMS_PER_CELL; the single column value filters: VALUE_FILTER_UNDER_OR).
+     */
+    Filter leaf(boolean underOr) {
+        while (true) {
+            Filter f = anyLeaf(underOr);
+            if (strict || !underOr || !(f instanceof PageFilter || f instanceof KeyOnlyFilter)) {
+                return f;
+            }
+        }
+    }
+
+    private Filter anyLeaf(boolean underOr) {
+        int kind;
+        do {
+            kind = random.nextInt(21);
+        } while (!strict && underOr && (kind == 8 || kind == 9)); // VALUE_FILTER_UNDER_OR
+        boolean latestOnly = random.nextBoolean();
+        return switch (kind) {
             case 0 -> new PrefixFilter(random.nextInt(8) == 0 ? new byte[0] : prefixOf(row()));
             case 1 -> new ColumnPrefixFilter(qualifier());
-            case 2 -> {
-                List<byte[]> prefixes = new ArrayList<>();
-                for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
-                    prefixes.add(qualifier());
-                }
-                yield new MultipleColumnPrefixFilter(prefixes);
-            }
+            case 2 -> columnPrefixes();
             case 3 -> {
                 byte[] a = qualifier();
                 byte[] z = qualifier();
@@ -192,9 +376,9 @@ final class Gen {
             case 6 -> new QualifierFilter(op(), comparator(qualifier()));
             case 7 -> new ValueFilter(op(), comparator(value()));
             case 8 -> new SingleColumnValueFilter(b(FAMILIES[random.nextInt(2)]), qualifier(), op(), comparator(value()),
-                    random.nextBoolean(), random.nextBoolean());
+                    random.nextBoolean(), latestOnly);
             case 9 -> new SingleColumnValueExcludeFilter(b(FAMILIES[random.nextInt(2)]), qualifier(), op(),
-                    comparator(value()), random.nextBoolean(), random.nextBoolean());
+                    comparator(value()), random.nextBoolean(), latestOnly);
             case 10 -> new PageFilter(random.nextInt(5));
             case 11 -> new KeyOnlyFilter(random.nextBoolean());
             case 12 -> new FirstKeyOnlyFilter();
@@ -214,6 +398,23 @@ final class Gen {
             case 19 -> rowRanges();
             default -> new QualifierFilter(op(), comparator(qualifier()));
         };
+    }
+
+    /** In the default mode no prefix is a prefix of another (MULTI_PREFIX_SHADOWED). */
+    private MultipleColumnPrefixFilter columnPrefixes() {
+        List<byte[]> prefixes = new ArrayList<>();
+        for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
+            byte[] p = qualifier();
+            boolean overlaps = prefixes.stream().anyMatch(q -> !Arrays.equals(p, q) && (startsWith(p, q) || startsWith(q, p)));
+            if (strict || !overlaps) {
+                prefixes.add(p);
+            }
+        }
+        return new MultipleColumnPrefixFilter(prefixes);
+    }
+
+    private static boolean startsWith(byte[] a, byte[] prefix) {
+        return a.length >= prefix.length && Arrays.equals(a, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     private FuzzyRowFilter fuzzy() {
@@ -249,7 +450,11 @@ final class Gen {
             }
             ranges.add(new MultiRowRangeFilter.RowRange(start, startInclusive, stop, stopInclusive));
         }
-        return new MultiRowRangeFilter(ranges);
+        try {
+            return new MultiRowRangeFilter(ranges);
+        } catch (IllegalArgumentException e) { // a range that holds no row, such as ('c', false, 'c\x00', false)
+            return rowRanges();
+        }
     }
 
     private byte[] prefixOf(byte[] row) {
@@ -284,12 +489,13 @@ final class Gen {
             case 5 -> "x";
             case 6 -> "[0-9]";
             case 7 -> "^b.x$";
-            default -> "\\xFF";
+            default -> strict ? "\\xFF" : "x\\z"; // REGEX_CHARSET: \xFF is a byte to Basalt, a character to HBase
         };
         return switch (random.nextInt(5)) {
             case 0 -> new RegexStringComparator(pattern, RegexStringComparator.CASE_INSENSITIVE | RegexStringComparator.DOTALL);
             case 1 -> new RegexStringComparator(pattern, 0);
-            case 2 -> new RegexStringComparator(pattern, RegexStringComparator.MULTILINE);
+            // REGEX_ENGINE: Java's multi-line ^ never matches at the end of the input, RE2's does
+            case 2 -> new RegexStringComparator(pattern, strict || !pattern.contains("^") ? RegexStringComparator.MULTILINE : 0);
             default -> new RegexStringComparator(pattern);
         };
     }

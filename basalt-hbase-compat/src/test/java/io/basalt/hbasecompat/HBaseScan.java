@@ -26,12 +26,14 @@ import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
  *       moves only the store whose cell it judged: the region's other families still offer the
  *       row's cells (HBASE-18368), and a store that seeks into a later row skips its cells of the
  *       rows in between while the other stores still offer theirs.</li>
- *   <li>Per row: {@code filterRowKey} (through the wrapper, so {@code filterAllRemaining} first);
- *       a row filtered by key is still read through by the stores, cell by cell, with
- *       {@code filterCell} called and the result thrown away, as {@code RegionScannerImpl.nextRow}
- *       does; then {@code reset}.</li>
+ *   <li>Per row: {@code filterRowKey} (through the wrapper, so {@code filterAllRemaining} first).
+ *       In a forward scan a row filtered by key is still read through by the stores, cell by
+ *       cell, with {@code filterCell} called and the result thrown away, as
+ *       {@code RegionScannerImpl.nextRow} does; a reversed scan seeks every store to the row
+ *       before ({@code ReversedRegionScannerImpl.nextRow}). Then {@code reset}.</li>
  *   <li>Per cell, in its store: {@code filterAllRemaining} (true: the store is closed for the rest
- *       of the scan), {@code filterCell}, the return code merged with the column tracker's as
+ *       of the scan; asked also of the next row's first cell, which the store reads ahead before
+ *       it sees the row has changed), {@code filterCell}, the return code merged with the column tracker's as
  *       {@code UserScanQueryMatcher.mergeFilterResponse} does (versions kept after the filter
  *       capped at the scan's), {@code transformCell} on what is kept, {@code getNextCellHint} on
  *       {@code SEEK_NEXT_USING_HINT} (a forward scan reseeks when the hint is after the cell, a
@@ -177,9 +179,19 @@ final class HBaseScan {
         }
     }
 
-    /** {@code RegionScannerImpl.nextRow}: the stores read through the row (filter and all), the cells dropped. */
+    /**
+     * {@code RegionScannerImpl.nextRow}: forward, the stores read through the row (filter and
+     * all) and the cells are dropped; reversed ({@code ReversedRegionScannerImpl.nextRow}), every
+     * store seeks to the row before, unfiltered. Then the filter is reset.
+     */
     private void nextRow(Cell rowCell) throws IOException {
-        readRow(rowCell, new ArrayList<>());
+        if (reversed) {
+            for (Store s : stores) {
+                s.seekBefore(rowCell);
+            }
+        } else {
+            readRow(rowCell, new ArrayList<>());
+        }
         filter.reset();
     }
 
@@ -206,12 +218,18 @@ final class HBaseScan {
         void next(List<Cell> results) throws IOException {
             Cell first = peek();
             Cell cell;
-            while ((cell = peek()) != null && CellUtil.matchingRows(cell, first)) {
+            while ((cell = peek()) != null) {
                 if (--budget < 0) {
                     throw new DoesNotTerminate("HBase's scan makes no progress at " + Kv.of(cell) + " with " + filter);
                 }
-                if (filter.filterAllRemaining()) { // NormalUserScanQueryMatcher.match: DONE_SCAN
+                // NormalUserScanQueryMatcher.match asks filterAllRemaining before it looks at the
+                // row, so also of the first cell of the next row, which StoreScanner.next reads
+                // ahead: true there closes the store for the rest of the scan (DONE_SCAN)
+                if (filter.filterAllRemaining()) {
                     closed = true;
+                    return;
+                }
+                if (!CellUtil.matchingRows(cell, first)) { // ScanQueryMatcher.preCheck: DONE
                     return;
                 }
                 ReturnCode rc = filter.filterCell(cell);
@@ -261,6 +279,13 @@ final class HBaseScan {
                     }
                     default -> throw new IllegalStateException("return code " + rc);
                 }
+            }
+        }
+
+        /** Reversed: past every cell of {@code rowCell}'s row and of rows after it. */
+        void seekBefore(Cell rowCell) {
+            while (pos < cells.size() && CELLS.compareRows(cells.get(pos), rowCell) >= 0) {
+                pos++;
             }
         }
 

@@ -5,30 +5,55 @@ import io.basalt.client.filter.FilterList;
 import io.basalt.client.filter.SkipFilter;
 import io.basalt.client.filter.WhileMatchFilter;
 import io.basalt.hbasecompat.Gen.Case;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 
-/** Development aid: runs many seeds, shrinks each difference and groups them by the shape of the smallest case. */
+/**
+ * A census of differences, for development: generates {@code count} cases ({@code single} or
+ * {@code tree}) from seed {@code from} on, shrinks each difference and groups them by what
+ * {@link Known#explain} says causes them; "UNEXPLAINED" is a new one. Run with the strict
+ * generator to see the settled-not-yet differences, for example:
+ *
+ * <pre>
+ * mvn -o -q -pl basalt-hbase-compat test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
+ * java -Dbasalt.hbasecompat.strict=true --add-opens java.base/java.nio=ALL-UNNAMED \
+ *      -cp basalt-hbase-compat/target/test-classes:$(cat /tmp/cp.txt) io.basalt.hbasecompat.Triage tree 20000 0
+ * </pre>
+ */
 public final class Triage {
     public static void main(String[] args) {
         String mode = args[0];
         int n = Integer.parseInt(args[1]);
         Map<String, Integer> counts = new TreeMap<>();
         Map<String, String> examples = new TreeMap<>();
-        for (long seed = 0; seed < n; seed++) {
+        long nonEmpty = 0;
+        long cellsOut = 0;
+        long cellsIn = 0;
+        long from = args.length > 2 ? Long.parseLong(args[2]) : 0;
+        for (long seed = from; seed < from + n; seed++) {
             Random random = new Random(seed);
             Gen gen = new Gen(random);
-            int versions = 1 + random.nextInt(3);
-            Case c = new Case(gen.cells(versions), mode.equals("single") ? gen.single() : gen.tree(3), random.nextBoolean(), versions);
-            if (Differ.run(c).agree()) {
+            Case c = mode.equals("single") ? gen.singleCase() : gen.treeCase();
+            Differ.Outcome o = Differ.run(c);
+            cellsIn += c.cells().size();
+            cellsOut += o.hbase().size();
+            nonEmpty += o.hbase().isEmpty() ? 0 : 1;
+            if (o.agree()) {
                 continue;
             }
+            System.err.println("seed " + seed + " differs; shrinking " + c.cells().size() + " cells, " + c.filter());
+            long t0 = System.nanoTime();
             Case small = Differ.shrink(c);
-            String key = shape(small.filter()) + (small.reversed() ? " R" : " F");
+            System.err.println("  shrunk in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            List<String> why = Known.explain(small);
+            String key = why.isEmpty() ? "UNEXPLAINED " + shape(small.filter()) + (small.reversed() ? " R" : " F")
+                    : why.getFirst();
             counts.merge(key, 1, Integer::sum);
             examples.putIfAbsent(key, "seed " + seed + "\n" + Differ.describe(small));
         }
+        System.out.println("cases " + n + ", non-empty " + nonEmpty + ", cells out " + cellsOut + ", cells in " + cellsIn);
         counts.forEach((k, v) -> System.out.println("=== " + v + "x " + k + "\n" + examples.get(k) + "\n"));
     }
 

@@ -1,0 +1,394 @@
+package io.basalt.hbasecompat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.Scan;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.filter.BinaryComparator;
+import io.basalt.client.filter.BinaryPrefixComparator;
+import io.basalt.client.filter.ColumnCountGetFilter;
+import io.basalt.client.filter.ColumnPaginationFilter;
+import io.basalt.client.filter.ColumnPrefixFilter;
+import io.basalt.client.filter.ColumnRangeFilter;
+import io.basalt.client.filter.CompareOperator;
+import io.basalt.client.filter.FamilyFilter;
+import io.basalt.client.filter.Filter;
+import io.basalt.client.filter.FilterList;
+import io.basalt.client.filter.FirstKeyOnlyFilter;
+import io.basalt.client.filter.FuzzyRowFilter;
+import io.basalt.client.filter.InclusiveStopFilter;
+import io.basalt.client.filter.KeyOnlyFilter;
+import io.basalt.client.filter.MultiRowRangeFilter;
+import io.basalt.client.filter.MultipleColumnPrefixFilter;
+import io.basalt.client.filter.NullComparator;
+import io.basalt.client.filter.PageFilter;
+import io.basalt.client.filter.PrefixFilter;
+import io.basalt.client.filter.QualifierFilter;
+import io.basalt.client.filter.RegexStringComparator;
+import io.basalt.client.filter.RowFilter;
+import io.basalt.client.filter.SingleColumnValueExcludeFilter;
+import io.basalt.client.filter.SingleColumnValueFilter;
+import io.basalt.client.filter.SkipFilter;
+import io.basalt.client.filter.SubstringComparator;
+import io.basalt.client.filter.TimestampsFilter;
+import io.basalt.client.filter.ValueFilter;
+import io.basalt.client.filter.WhileMatchFilter;
+import io.basalt.hbasecompat.Gen.Case;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import net.jqwik.api.Example;
+
+/**
+ * The smallest case of each difference {@link Known} lists, with what each side returns today:
+ * the differential properties leave these out (unless strict), and this pins them, so that each
+ * stays visible and written down. When one is settled (Basalt changed, or HBase's bug fixed and
+ * the version bumped), its example fails: delete it, and its exclusion in {@link Known} and
+ * {@link Gen}. Rows are written {@code row/family:qualifier@timestamp=value}, bytes as
+ * {@code \xHH}; "hangs" means HBase's scan never ends (its store scanner seeks to where it is).
+ */
+class KnownDifferencesTest {
+
+    private static final List<String> HANGS = List.of("hangs");
+
+    // ------------------------------------------------------------------ HBase bugs
+
+    /** REVERSED_PREFIX_HINT: the reversed hint is the row {@code ac}; it exists, the seek stays there. */
+    @Example
+    void reversedPrefixFilterHangsOnTheRowAfterThePrefix() {
+        differs(new PrefixFilter(b("ab")), true, List.of("ab/f:a@1=x", "ac/f:b@5=z"),
+                HANGS, List.of("ab/f:a@1=x"));
+    }
+
+    /** REVERSED_PREFIX_HINT: 0xFF + 1 wraps to 0x00 (signed bytes), so the hint is before the prefix. */
+    @Example
+    void reversedPrefixFilterEndingInFFSkipsItsRows() {
+        differs(new PrefixFilter(b("a\\xFF")), true, List.of("a\\xFF/f:a@1=x", "a\\xFFb/f:c@3=y", "b/f:b@5=z"),
+                List.of(), List.of("a\\xFFb/f:c@3=y", "a\\xFF/f:a@1=x"));
+    }
+
+    /** REVERSED_RANGES_OPEN_END: the first row seen, {@code bb}, is taken for a row before the first range. */
+    @Example
+    void reversedRowRangesWithAnOpenEndSkipAnEarlierRange() {
+        differs(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("a"), true, b("c"), false),
+                new MultiRowRangeFilter.RowRange(b("d"), true, b(""), false))), true,
+                List.of("bb/f:a@1=x", "e/f:a@1=y"), List.of("e/f:a@1=y"), List.of("e/f:a@1=y", "bb/f:a@1=x"));
+    }
+
+    /** WRAPPER_NOT_REVERSED: the wrapped InclusiveStopFilter thinks the scan is forward and stops at once. */
+    @Example
+    void wrappersDoNotTellTheirFilterTheScanIsReversed() {
+        differs(new WhileMatchFilter(new InclusiveStopFilter(b("a"))), true, List.of("b/f:a@1=x"),
+                List.of(), List.of("b/f:a@1=x"));
+    }
+
+    /** REVERSED_OR_COLUMN_HINT: the list compares the column hint in reversed row order and asks to seek where it is. */
+    @Example
+    void reversedMustPassOneListWithAColumnHintHangs() {
+        differs(FilterList.one(new ColumnPrefixFilter(b("ab"))), true, List.of("ac/f:@5=z", "ac/g:ab@5=z"),
+                HANGS, List.of("ac/g:ab@5=z"));
+    }
+
+    /** MULTI_PREFIX_SHADOWED: only {@code ab}, the greatest prefix not above {@code ac}, is tried. */
+    @Example
+    void multipleColumnPrefixesShadowEachOther() {
+        differs(new MultipleColumnPrefixFilter(List.of(b("a"), b("ab"))), false, List.of("r/f:ac@1=x"),
+                List.of(), List.of("r/f:ac@1=x"));
+    }
+
+    /** AND_NULL_HINT: the FuzzyRowFilter has no next row, answers a null hint, and the list compares it. */
+    @Example
+    void mustPassAllListFailsOnANullHint() {
+        Case c = new Case(kvs(List.of("b/f:c@1=1")), FilterList.all(new MultiRowRangeFilter(List.of(
+                new MultiRowRangeFilter.RowRange(b("b"), false, b("bac"), false))),
+                new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("a"), new byte[] {0})))), false, 3);
+        assertThat(Differ.hbase(c)).singleElement().asString().contains("NullPointerException");
+        assertThat(Differ.basalt(c)).isEmpty();
+    }
+
+    /** SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter never calls the range filter's filterRowKey, which sets its answer. */
+    @Example
+    void skipAroundRowRangesFailsInHBase() {
+        Case c = new Case(kvs(List.of("aca/f:ab@3=x")), new SkipFilter(new MultiRowRangeFilter(List.of(
+                new MultiRowRangeFilter.RowRange(b("aa"), false, b("cac"), true)))), false, 3);
+        assertThat(Differ.hbase(c)).singleElement().asString().contains("NullPointerException");
+        assertThat(Differ.basalt(c)).containsExactly("aca/f:ab@3=x");
+    }
+
+    // ------------------------------------------------------------------ semantics
+
+    /** COLUMN_COUNT_ENDS_SCAN: after the second column filterAllRemaining is true, and the store reading ahead stops. */
+    @Example
+    void columnCountGetFilterEndsTheScan() {
+        differs(new ColumnCountGetFilter(1), false, List.of("a/f:a@1=x", "a/f:b@1=x", "b/f:a@1=y"),
+                List.of("a/f:a@1=x"), List.of("a/f:a@1=x", "b/f:a@1=y"));
+    }
+
+    /** PAGINATION_OFFSET_FAMILIES: HBase compares with the offset only until it has counted a column. */
+    @Example
+    void columnPaginationOffsetAppliesToTheFirstFamilyOnly() {
+        differs(new ColumnPaginationFilter(2, b("ab")), false, List.of("r/f:b@3=1", "r/g:@1=12"),
+                List.of("r/f:b@3=1", "r/g:@1=12"), List.of("r/f:b@3=1"));
+    }
+
+    /** FUZZY_SHORT_ROW: HBase matches the row's bytes against the rule's first bytes. */
+    @Example
+    void fuzzyRuleMatchesAShorterRowInHBase() {
+        differs(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bb"), new byte[] {0, 1}))), false,
+                List.of("b/f:ab@2=X1"), List.of("b/f:ab@2=X1"), List.of());
+    }
+
+    /** REGEX_CHARSET: HBase decodes 0xFF as UTF-8 (U+FFFD); Basalt reads it as the character 0xFF. */
+    @Example
+    void regularExpressionsReadBytesInBasaltAndUtf8InHBase() {
+        differs(new ValueFilter(CompareOperator.EQUAL, new RegexStringComparator("\\xFF")), false,
+                List.of("r/f:a@4=\\xFF"), List.of(), List.of("r/f:a@4=\\xFF"));
+    }
+
+    /** REGEX_ENGINE: java.util.regex's multi-line ^ does not match at the end of the input, RE2's does. */
+    @Example
+    void multiLineCaretMatchesTheEmptyValueInRe2Only() {
+        differs(new QualifierFilter(CompareOperator.EQUAL, new RegexStringComparator("^$", RegexStringComparator.MULTILINE)),
+                false, List.of("a/f:@1=x"), List.of(), List.of("a/f:@1=x"));
+    }
+
+    /** SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter does not ask its filter's filterRow, so PageFilter(0) keeps all. */
+    @Example
+    void skipDoesNotPassRowDecisionsOnInHBase() {
+        differs(new SkipFilter(new PageFilter(0)), false, List.of("r/g:c@2=ab"), List.of("r/g:c@2=ab"), List.of());
+    }
+
+    /** SKIP_WRAPS_CELLS_ONLY: INCLUDE_AND_NEXT_COL is not INCLUDE, so HBase's SkipFilter drops the row. */
+    @Example
+    void skipTakesIncludeAndNextColumnForADropInHBase() {
+        differs(new SkipFilter(new ColumnCountGetFilter(1)), false, List.of("r/f:@5=x"), List.of(), List.of("r/f:@5=x"));
+    }
+
+    /** WHILE_PARTIAL_ROW: HBase returns the row's cells kept before the first failing one, then stops. */
+    @Example
+    void whileMatchReturnsTheRowUpToTheFailingCellInHBase() {
+        differs(new WhileMatchFilter(new QualifierFilter(CompareOperator.LESS_OR_EQUAL, new BinaryComparator(b("b")))), false,
+                List.of("r/g:b@2=x", "r/g:c@3=y", "s/g:a@1=z"), List.of("r/g:b@2=x"), List.of());
+    }
+
+    /** WHILE_PARTIAL_ROW: FirstKeyOnlyFilter's NEXT_ROW for the row's second cell ends HBase's scan. */
+    @Example
+    void whileMatchStopsAtANextRowInHBase() {
+        differs(new WhileMatchFilter(new FirstKeyOnlyFilter()), false, List.of("c/f:ab@2=ab", "c/f:ab@1=x", "d/g:c@4=y"),
+                List.of("c/f:ab@2=ab"), List.of("c/f:ab@2=ab", "d/g:c@4=y"));
+    }
+
+    /** WHILE_SKIPS_ROW_CELLS: HBase's WhileMatchFilter does not call filterRowCells, so the column stays. */
+    @Example
+    void whileMatchKeepsTheExcludedColumnInHBase() {
+        differs(new WhileMatchFilter(new SingleColumnValueExcludeFilter(b("g"), b("a"), CompareOperator.GREATER_OR_EQUAL,
+                new BinaryComparator(b("x")), false, false)), false, List.of("b/g:a@4=\\xC3\\xA9"),
+                List.of("b/g:a@4=\\xC3\\xA9"), List.of());
+    }
+
+    /** WHILE_ROW_KEY_IN_LIST: HBase's range filter rejects {@code \x00} per cell, after RowFilter ended the list's asking. */
+    @Example
+    void whileMatchInAListSeesFewerRowsInHBase() {
+        differs(FilterList.all(new RowFilter(CompareOperator.EQUAL, new RegexStringComparator("b$")),
+                new WhileMatchFilter(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("a"), true, b("cb"), false))))),
+                false, List.of("\\x00/f:ab@4=12", "b/f:b@4=x"), List.of("b/f:b@4=x"), List.of());
+    }
+
+    /** AND_STOPS_AT_FIRST_EXCLUSION: HBase asks ColumnCountGetFilter only about {@code b}, past the page's offset. */
+    @Example
+    void mustPassAllStopsAskingAtTheFirstExclusionInHBase() {
+        differs(FilterList.all(new ColumnPaginationFilter(1, b("b")), new ColumnCountGetFilter(1)), false,
+                List.of("r/f:ab@3=12", "r/f:b@1=X1"), List.of("r/f:b@1=X1"), List.of());
+    }
+
+    /** SKIP_DISTANCE: Basalt's FamilyFilter leaves family f, so the page never counts {@code f:a}. */
+    @Example
+    void aLaterFilterSkipsFurtherInBasalt() {
+        differs(FilterList.all(new ColumnPaginationFilter(1, 2), new FamilyFilter(CompareOperator.EQUAL, new SubstringComparator("g"))),
+                false, List.of("r/f:@4=x", "r/f:a@3=y", "r/g:ab@4=z"), List.of("r/g:ab@4=z"), List.of());
+    }
+
+    /** SKIP_DISTANCE: HBase's QualifierFilter steps, so SKIP sees (and fails on) the older version {@code g:''@2}. */
+    @Example
+    void qualifierFilterStepsInHBaseAndLeavesTheColumnInBasalt() {
+        differs(FilterList.all(new SkipFilter(new TimestampsFilter(List.of(1L, 4L, 5L))),
+                new QualifierFilter(CompareOperator.GREATER_OR_EQUAL, new BinaryComparator(b("b")))), false,
+                List.of("r/g:@5=x", "r/g:@2=y", "r/g:b@5=z"), List.of(), List.of("r/g:b@5=z"));
+    }
+
+    /** VALUE_FILTER_UNDER_OR: the failed column value filter answers NEXT_ROW for {@code g:b}, and removes {@code f:a}. */
+    @Example
+    void columnValueFilterUnderAnOrDropsLaterCellsInHBase() {
+        differs(FilterList.one(new FirstKeyOnlyFilter(), new SingleColumnValueExcludeFilter(b("f"), b("a"),
+                CompareOperator.GREATER_OR_EQUAL, new SubstringComparator("1"), true, true)), false,
+                List.of("r/f:a@2=x", "r/g:b@1=y"), List.of(), List.of("r/g:b@1=y"));
+    }
+
+    /** VALUE_FILTER_UNDER_OR: the range filter, which rejected the row, answers filterRow false, and keeps it. */
+    @Example
+    void rowRejectedByARangeIsKeptUnderAnOrInHBase() {
+        differs(FilterList.one(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("aba"), true, b("cb"), false))),
+                new SingleColumnValueFilter(b("f"), b("ab"), CompareOperator.GREATER_OR_EQUAL, new RegexStringComparator("a|b"),
+                        false, false)), false, List.of("a/f:ab@2=1"), List.of("a/f:ab@2=1"), List.of());
+    }
+
+    /** OR_ROW_DECISION: HBase stops asking filterRow at InclusiveStopFilter's false, so the page never counts. */
+    @Example
+    void pageUnderAnOrCountsInBasaltOnly() {
+        differs(FilterList.one(new InclusiveStopFilter(b("a")), new PageFilter(1)), false, List.of("b/f:a@1=x", "c/f:a@1=y"),
+                List.of("b/f:a@1=x", "c/f:a@1=y"), List.of("b/f:a@1=x"));
+    }
+
+    /** OR_TRANSFORMS_PER_CELL: only the empty list included the cell, so HBase does not apply KeyOnlyFilter. */
+    @Example
+    void orTransformsOnlyThroughTheFiltersThatIncludedTheCellInHBase() {
+        differs(FilterList.one(FilterList.all(new KeyOnlyFilter(), new QualifierFilter(CompareOperator.GREATER_OR_EQUAL,
+                new BinaryComparator(b("c")))), FilterList.all()), false, List.of("c/g:ab@1=12"),
+                List.of("c/g:ab@1=12"), List.of("c/g:ab@1="));
+    }
+
+    /** OR_REASKS_SKIPPED_CELLS: Basalt shows the nested list {@code g:a}, which its prefix filter had sought past. */
+    @Example
+    void orReasksAFilterAboutCellsItSkippedInBasalt() {
+        differs(FilterList.one(new ValueFilter(CompareOperator.EQUAL, new NullComparator()),
+                FilterList.all(new ColumnPaginationFilter(1, 1), new MultipleColumnPrefixFilter(List.of(b("c"))))), false,
+                List.of("a/g:@4=12", "a/g:a@5=", "a/g:c@3=X1"), List.of("a/g:c@3=X1"), List.of());
+    }
+
+    /** SEEK_PAST_EXCLUSIVE_MIN: HBase seeks to {@code a} and steps over it, and the page counts it. */
+    @Example
+    void exclusiveColumnMinimumIsSeenInHBase() {
+        differs(FilterList.all(new ColumnPaginationFilter(1, 1), new ColumnRangeFilter(b("a"), false, b("b"), true)), false,
+                List.of("r/g:@1=x", "r/g:a@2=", "r/g:b@1=X1"), List.of(), List.of("r/g:b@1=X1"));
+    }
+
+    /** PAGE_COUNTS_EMPTIED_ROW: {@code r1} holds only the tested column; Basalt's page counts it before it empties. */
+    @Example
+    void pageCountsARowTheExcludeFilterEmptiesInBasalt() {
+        Filter filter = FilterList.all(new SingleColumnValueExcludeFilter(b("f"), b("a"), CompareOperator.EQUAL,
+                new BinaryComparator(b("v"))), new PageFilter(1));
+        List<String> rows = List.of("r1/f:a@1=v", "r2/f:a@1=v", "r2/f:b@1=w");
+        differs(filter, false, rows, List.of("r2/f:b@1=w"), List.of());
+        assertThat(realReader(rows, filter, false)).isEmpty();
+    }
+
+    /** REVERSED_COLUMN_HINT_IGNORED: reversed, HBase steps instead of seeking to {@code b}, so the value filter sees {@code g:a}. */
+    @Example
+    void reversedHBaseShowsTheColumnsAHintSkips() {
+        differs(FilterList.all(new SingleColumnValueFilter(b("g"), b("a"), CompareOperator.LESS_OR_EQUAL,
+                new BinaryPrefixComparator(b("1")), true, true), new ColumnPrefixFilter(b("b"))), true,
+                List.of("r/g:@1=", "r/g:a@1=", "r/g:b@4=x"), List.of("r/g:b@4=x"), List.of());
+    }
+
+    /**
+     * HBase 2's filters see up to the family's maximum versions and the scan's count applies to
+     * what they keep (UserScanQueryMatcher's versionsAfterFilter; getTrackers checks the family's
+     * maximum when the scan has a filter). Basalt's see the versions the scan reads. A one-version
+     * scan of a three-version family, ValueFilter(=, old): HBase returns the older version.
+     */
+    @Example
+    void hbaseFiltersSeeTheFamilysVersionsNotTheScans() {
+        Filter filter = new ValueFilter(CompareOperator.EQUAL, new BinaryComparator(b("old")));
+        List<Kv> family = kvs(List.of("r/f:q@2=new", "r/f:q@1=old"));
+        assertThat(Differ.texts(HBaseScan.scan(family, ToHBase.filter(filter), false, 1))).containsExactly("r/f:q@1=old");
+        assertThat(Differ.basalt(new Case(family.subList(0, 1), filter, false, 1))).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ Basalt's reader against its own evaluator
+
+    /**
+     * The reader seeks from {@code c} to the range's end, past {@code bc}, so WHILE never sees
+     * {@code bc}. The evaluator walked row by row once showed it {@code bc}, where RowFilter fails
+     * and WHILE ends the scan: Basalt's answer depended on whether it sought. Row hints now bind
+     * the walk too (rows a hint passes over are not offered), so the two agree, with HBase.
+     */
+    @Example
+    void aRowSoughtPastIsNeverOfferedToAStatefulFilter() {
+        Filter filter = FilterList.all(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("a"), true, b("aa"), false))),
+                new WhileMatchFilter(new RowFilter(CompareOperator.NOT_EQUAL, new RegexStringComparator("^b"))));
+        List<String> rows = List.of("a/f:a@1=x", "bc/f:c@3=y", "c/f:b@5=z");
+        assertThat(realReader(rows, filter, true)).containsExactly("a/f:a@1=x");
+        differs(filter, true, rows, List.of("a/f:a@1=x"), List.of("a/f:a@1=x"));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static void differs(Filter filter, boolean reversed, List<String> rows, List<String> hbase, List<String> basalt) {
+        Case c = new Case(kvs(rows), filter, reversed, 3);
+        List<String> h = Differ.hbase(c);
+        if (hbase == HANGS) {
+            assertThat(h).as("HBase on %s", filter).singleElement().asString().contains("DoesNotTerminate");
+        } else {
+            assertThat(h).as("HBase on %s", filter).containsExactlyElementsOf(hbase);
+        }
+        assertThat(Differ.basalt(c)).as("Basalt on %s", filter).containsExactlyElementsOf(basalt);
+    }
+
+    /** Parses {@code row/family:qualifier@ts=value} ({@code \xHH} for a byte) into cells in storage order. */
+    static List<Kv> kvs(List<String> texts) {
+        List<Kv> out = new ArrayList<>();
+        for (String t : texts) {
+            int slash = t.indexOf('/');
+            int colon = t.indexOf(':', slash);
+            int at = t.indexOf('@', colon);
+            int eq = t.indexOf('=', at);
+            out.add(new Kv(b(t.substring(0, slash)), b(t.substring(slash + 1, colon)), b(t.substring(colon + 1, at)),
+                    Long.parseLong(t.substring(at + 1, eq)), b(t.substring(eq + 1))));
+        }
+        out.sort(Kv.ORDER);
+        return out;
+    }
+
+    /** The bytes of {@code text}, each character one byte, {@code \xHH} one byte. */
+    static byte[] b(String text) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < text.length(); i++) {
+            if (text.startsWith("\\x", i)) {
+                out.write(Integer.parseInt(text.substring(i + 2, i + 4), 16));
+                i += 3;
+            } else {
+                out.write(text.charAt(i));
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** What an embedded store's scan returns for {@code rows} with {@code filter}. */
+    private static List<String> realReader(List<String> rows, Filter filter, boolean reversed) {
+        try {
+            Path dir = Files.createTempDirectory("basalt-hbase-compat");
+            try (Connection c = Basalt.open(dir)) {
+                c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(3),
+                        FamilyDescriptor.of("g").withMaxVersions(3)))).get(30, TimeUnit.SECONDS);
+                AsyncTable table = c.table("t");
+                for (Kv kv : kvs(rows)) {
+                    table.put(new Put(kv.row()).addColumn(kv.family(), kv.qualifier(), kv.ts(), kv.value())).get(30, TimeUnit.SECONDS);
+                }
+                List<String> out = new ArrayList<>();
+                for (Result r : table.scanAll(new Scan().readVersions(3).setReversed(reversed).setFilter(filter))
+                        .get(30, TimeUnit.SECONDS)) {
+                    r.cells().forEach(cell -> out.add(Kv.of(cell).text()));
+                }
+                return out;
+            } finally {
+                try (var paths = Files.walk(dir)) {
+                    for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
