@@ -288,13 +288,16 @@ final class RegionScanner implements AutoCloseable {
                 Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
                 if (verdict == Visibility.Verdict.LIVE && columnSelected
                         && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
-                    returnedVersions++;
+                    // With a filter, as in HBase, the filter sees every version the family keeps and
+                    // the query's version count applies to what the filter keeps.
                     if (filter == null) {
+                        returnedVersions++;
                         out.add(cell);
                     } else if (skip == null || !skip.covers(cell)) {
                         skip = null;
                         int code = filter.cell(cell);
                         if (ScanFilter.included(code)) {
+                            returnedVersions++;
                             out.add(cell);
                         }
                         int level = ScanFilter.level(code);

@@ -140,9 +140,9 @@ import java.util.function.Predicate;
  *       SingleColumnValueExcludeFilter removed; Basalt's counts it (rowExcluded comes before
  *       transform).</li>
  * </ul>
- * Not left out, because the tests feed both sides the same version-limited rows: HBase 2's
- * filters see up to the family's maximum versions, the scan's count applying to what they keep;
- * Basalt's see the versions the scan reads.
+ * Versions are not left out (both sides get the same rows here): HBase 2's
+ * filters see up to the family's maximum versions, the scan's count applying to what they keep,
+ * and Basalt's region reader does the same (KnownDifferencesTest shows both on one case).
  */
 final class Known {
 

@@ -10,12 +10,11 @@ package io.basalt.client.filter;
  * shell filter strings carry over; {@link #parse(String)} reads HBase's filter language. Filters
  * are immutable values: one may be set on many queries and shared between threads.
  *
- * <p><b>What a filter sees.</b> The cells the query would return without it: visible (not deleted,
- * not expired), in the selected families and columns, in the time range, and at most the query's
- * number of versions of each column, newest first. A filter narrows that result and never widens
- * it. So a {@link ValueFilter} on a single-version read tests each column's newest value and does
- * not reach back to an older version that would match, and a {@link SingleColumnValueFilter} on a
- * column the query does not select treats the column as missing.
+ * <p><b>What a filter sees.</b> Visible cells (not deleted, not expired) of the selected families
+ * and columns in the time range, newest version first, up to the versions the family keeps; as in
+ * HBase 2, the query's version count applies to the cells the filter keeps. So a one-version read
+ * with a {@link ValueFilter} returns the newest version that matches, and a
+ * {@link SingleColumnValueFilter} on a column the query does not select treats it as missing.
  *
  * <p><b>Scope of state.</b> Filters that count ({@link PageFilter}, {@link ColumnCountGetFilter},
  * {@link ColumnPaginationFilter}) or stop ({@link WhileMatchFilter}, {@link InclusiveStopFilter})

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * Cells whose timestamp is one of {@code timestamps} (kept sorted, without duplicates). Only the
- * versions the query reads are candidates: read more versions to reach older timestamps.
+ * Cells whose timestamp is one of {@code timestamps} (kept sorted, without duplicates), among every
+ * version the family keeps; the query's version count applies to the cells it keeps.
  */
 public record TimestampsFilter(List<Long> timestamps) implements Filter {
 
