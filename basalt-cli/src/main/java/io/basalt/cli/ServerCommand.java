@@ -49,6 +49,11 @@ final class ServerCommand implements Callable<Integer> {
             description = "Cluster mode: replicas of each new region (default 3, at most the nodes; 1 allowed).")
     private Integer replication;
 
+    @Option(names = "--http-port", paramLabel = "PORT",
+            description = "The port of /metrics and the status page (default 16030 with the default port, else a free"
+                + " one; -1 for none).")
+    private Integer httpPort;
+
     @Option(names = "--config", paramLabel = "FILE",
             description = "A properties file of server options (see docs/protocol.md); flags override it.")
     private Path config;
@@ -70,6 +75,9 @@ final class ServerCommand implements Callable<Integer> {
         if (data != null) {
             b.dataDir(data);
         }
+        if (httpPort != null) {
+            b.httpPort(httpPort);
+        }
         c = b.build();
         if (cluster || nodeId != null || peers != null) {
             return runNode(out, c);
@@ -84,6 +92,7 @@ final class ServerCommand implements Callable<Integer> {
                         + " only a cluster node (--cluster) reads");
             }
         }
+        Path logFile = ServerLogging.configure(c);
         BasaltServer server = BasaltServer.start(c);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = Thread.ofPlatform().name("basalt-server-stop").unstarted(() -> {
@@ -94,7 +103,10 @@ final class ServerCommand implements Callable<Integer> {
         });
         Runtime.getRuntime().addShutdownHook(hook);
         out.println("Basalt server ready on " + server.address().getHostString() + ":" + server.address().getPort()
-                + " (data " + c.dataDir().toAbsolutePath().normalize() + ")");
+                + " (data " + c.dataDir().toAbsolutePath().normalize()
+                + (server.httpAddress() == null ? "" : ", status http://" + server.httpAddress().getHostString() + ":"
+                        + server.httpAddress().getPort() + "/")
+                + (logFile == null ? "" : ", log " + logFile) + ")");
         stopped.await();
         return 0;
     }
@@ -131,6 +143,7 @@ final class ServerCommand implements Callable<Integer> {
             throw new IllegalArgumentException(config + ": cluster.replication is not a number", e);
         }
         Path dir = data != null ? data : c.dataDir();
+        Path logFile = ServerLogging.configure(c.toBuilder().dataDir(dir).build());
         BasaltNode node = BasaltNode.start(new BasaltNode.Config(nodeId, nodes, dir, r, tuning, c.store(), c));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("basalt-node-stop").unstarted(() -> {
@@ -146,7 +159,7 @@ final class ServerCommand implements Callable<Integer> {
         ClusterPeer self = nodes.stream().filter(n -> n.id() == nodeId).findFirst().orElseThrow();
         out.println("Basalt cluster node " + nodeId + " ready on " + self.clientAddress() + " (raft "
                 + self.raftAddress() + ", data " + dir.toAbsolutePath().normalize() + ", pid "
-                + ProcessHandle.current().pid() + ")");
+                + ProcessHandle.current().pid() + (logFile == null ? "" : ", log " + logFile) + ")");
         stopped.await();
         return 0;
     }

@@ -418,7 +418,15 @@ final class LevelLocks {
                 + "), release the later-level locks first");
     }
 
+    /** Waits that ran out (rare: counted where the failure is built). */
+    private final java.util.concurrent.atomic.LongAdder timeouts = new java.util.concurrent.atomic.LongAdder();
+
+    long timeouts() {
+        return timeouts.sum();
+    }
+
     private LockTimeoutException timeout(ThreadHolds ts, byte[] key, byte[] key2, int s, boolean write, long waited) {
+        timeouts.increment();
         Duration d = Duration.ofNanos(waited);
         return new LockTimeoutException("timed out after " + millis(waited) + " waiting for a "
                 + (write ? "WRITE" : "READ") + " lock on " + describe(key, key2, s) + "; the stripe is " + holders(s)

@@ -17,9 +17,11 @@ import org.HdrHistogram.Histogram;
  * @param acquisitions stripe locks taken (a thread re-taking a stripe it holds is not counted)
  * @param contended acquisitions that could not take the lock at once (they queued, or a writer
  *     waited for biased readers to leave), including those that then timed out or were interrupted
+ * @param timeouts waits that ran out of time (the request failed with a {@link LockTimeoutException})
  * @param waitNanos wait time of every contended acquisition that was granted, in nanoseconds
  * @param heldNanos sampled held time, in nanoseconds
  */
 public record LockLevelMetrics(LockLevel level, int stripes, boolean readerBiased, long acquisitions, long contended,
+                               long timeouts,
                                Histogram waitNanos, Histogram heldNanos) {
 }

@@ -290,7 +290,7 @@ public final class LockManager {
         for (LevelLocks lv : levels) {
             Histogram[] h = lv.histograms();
             out.put(lv.level, new LockLevelMetrics(lv.level, lv.stripeCount(), lv.biased, acquisitions[lv.ordinal],
-                    contended[lv.ordinal], h[0], h[1]));
+                    contended[lv.ordinal], lv.timeouts(), h[0], h[1]));
         }
         return out;
     }

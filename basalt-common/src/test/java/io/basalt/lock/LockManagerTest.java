@@ -389,6 +389,7 @@ class LockManagerTest {
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining("row 'row-7'")
                     .hasMessageContaining("held for WRITE by 'other'");
+            assertThat(locks.metrics().get(ROW).timeouts()).as("the timeout is counted").isEqualTo(1);
             assertThat(locks.held()).singleElement().satisfies(h -> assertThat(h.thread()).isEqualTo("'other'"));
             for (byte[] key : keys) {
                 if (locks.stripeOf(ROW, key) != locks.stripeOf(ROW, blocked)) {

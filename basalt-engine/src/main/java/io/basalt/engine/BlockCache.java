@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Recently read SSTable data blocks, off-heap in a {@link BufferPool} of the cache's size, least
@@ -67,9 +67,12 @@ final class BlockCache implements AutoCloseable {
     private final BufferPool pool;
     private final Shard[] shards;
     private volatile boolean closed;
-    private final AtomicLong hits = new AtomicLong();
-    private final AtomicLong misses = new AtomicLong();
-    private final AtomicLong uncached = new AtomicLong();
+    // Counted on every read: adders, so readers on different cores never share a counter's line.
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder uncached = new LongAdder();
+    /** Written under a shard's lock; the shards' own, so evicting never shares a line across shards. */
+    private final LongAdder evictions = new LongAdder();
 
     /** A cache of {@code capacity} bytes (0 turns caching off: every read goes to the file). */
     BlockCache(long capacity, String name) {
@@ -112,12 +115,12 @@ final class BlockCache implements AutoCloseable {
             synchronized (shard) {
                 Buffer cached = shard.blocks.get(key);
                 if (cached != null) {
-                    hits.incrementAndGet();
+                    hits.increment();
                     return new Block.Pooled(cached.retain());
                 }
             }
         }
-        misses.incrementAndGet();
+        misses.increment();
         MemorySegment content; // valid until this thread reads another block
         try {
             content = file.loadDataBlockScratch(block);
@@ -127,7 +130,7 @@ final class BlockCache implements AutoCloseable {
         int length = (int) content.byteSize();
         long charge = charge(length);
         if (pool == null || charge > shard.capacity) {
-            uncached.incrementAndGet();
+            uncached.increment();
             return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
         }
         synchronized (shard) {
@@ -143,7 +146,7 @@ final class BlockCache implements AutoCloseable {
             evictOver(shard, shard.capacity - charge);
             Buffer buffer = allocate(shard, length);
             if (buffer == null) {
-                uncached.incrementAndGet();
+                uncached.increment();
                 return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
             buffer.putBytes(0, content, 0, length);
@@ -168,13 +171,14 @@ final class BlockCache implements AutoCloseable {
     }
 
     /** Evicts the shard's least recently used blocks until it is charged at most {@code limit}. */
-    private static void evictOver(Shard shard, long limit) {
+    private void evictOver(Shard shard, long limit) {
         while (shard.bytes > limit && !shard.blocks.isEmpty()) {
             evictOne(shard);
         }
     }
 
-    private static void evictOne(Shard shard) {
+    private void evictOne(Shard shard) {
+        evictions.increment();
         Iterator<Map.Entry<Key, Buffer>> eldest = shard.blocks.entrySet().iterator();
         Buffer buffer = eldest.next().getValue();
         eldest.remove();
@@ -200,16 +204,27 @@ final class BlockCache implements AutoCloseable {
     }
 
     long hits() {
-        return hits.get();
+        return hits.sum();
     }
 
     long misses() {
-        return misses.get();
+        return misses.sum();
     }
+
+    /** Blocks evicted to make room (not those dropped with their file). */
+    long evictions() {
+        return evictions.sum();
+    }
+
+    /** The bytes the cache may hold. */
+    long capacity() {
+        return capacity;
+    }
+
 
     /** Blocks served from the heap because the cache is off, full of pinned blocks, or too small. */
     long uncached() {
-        return uncached.get();
+        return uncached.sum();
     }
 
     /** Bytes the cached blocks are charged (whole chunks), all shards together. */

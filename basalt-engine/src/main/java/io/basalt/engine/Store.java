@@ -7,6 +7,7 @@ import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.StoreOptions;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TableExistsException;
+import io.basalt.client.RegionInfo;
 import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableNotFoundException;
 import java.io.Closeable;
@@ -121,6 +122,11 @@ final class Store implements Closeable {
     private final java.util.concurrent.atomic.AtomicLong compactionNanos = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong compactedBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong flushes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong flushedBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong flushNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong compactionReadBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong stalls = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong stallNanos = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong splits = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong merges = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
@@ -851,9 +857,11 @@ final class Store implements Closeable {
             throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
                     + region.label() + " was durable");
         }
+        long started = System.nanoTime();
         Map<String, SSTableWriter> writers = new LinkedHashMap<>();
         Map<String, SSTableReader> readers = new LinkedHashMap<>();
         boolean keepFiles = false;
+        long written = 0;
         try {
             var entries = frozen.iterator();
             // Versions no reader can see any more are left out, by the rules compaction applies
@@ -904,13 +912,11 @@ final class Store implements Closeable {
                 }
                 lastWriter.add(cell, entry.sequence());
             }
-            if (dropped > 0) {
-                LOG.debug("Flush of table {} left out {} versions no reader can see", region.label(), dropped);
-            }
             List<ManifestEdit.Change> changes = new ArrayList<>();
             for (var e : writers.entrySet()) {
                 SSTableWriter writer = e.getValue();
                 SSTableWriter.Info info = writer.finish();
+                written += info.fileSize();
                 long number = fileNumber(writer.path());
                 changes.add(new ManifestEdit.AddFile(region.id(), e.getKey(), new ManifestEdit.FileMeta(number,
                         info.fileSize(), info.entries(), info.maxSequence(), info.firstKey(), info.lastKey())));
@@ -930,8 +936,14 @@ final class Store implements Closeable {
                         throw goReadOnly("a flush of table " + region.label(), e);
                     }
                     region.flushed(frozen, readers);
+                    long took = System.nanoTime() - started;
                     flushes.incrementAndGet();
-                    LOG.debug("Flushed {} cells of table {}", frozen.size(), region.label());
+                    flushedBytes.addAndGet(written);
+                    flushNanos.addAndGet(took);
+                    LOG.info("Flushed table {}: {} cells ({} in memory) to {} file(s) of {} bytes in {} ms{}",
+                            region.label(), frozen.size(), frozen.bytes(), writers.size(), written,
+                            TimeUnit.NANOSECONDS.toMillis(took), dropped > 0 ? "; " + dropped
+                                    + " versions no reader can see left out" : "");
                     return;
                 }
             }
@@ -1088,9 +1100,17 @@ final class Store implements Closeable {
                 }
                 compactionsRunning.incrementAndGet();
                 long started = System.nanoTime();
+                long read = 0;
+                for (SSTableReader input : inputs) {
+                    read += input.fileSize();
+                }
                 try {
-                    compactedBytes.addAndGet(new Compaction(this, region, family, inputs,
-                            inputs.size() == files.size()).run());
+                    long wrote = new Compaction(this, region, family, inputs, inputs.size() == files.size()).run();
+                    compactedBytes.addAndGet(wrote);
+                    compactionReadBytes.addAndGet(read);
+                    LOG.info("Compacted table {} family {}{}: {} file(s) of {} bytes into {} bytes in {} ms",
+                            region.label(), family.name(), major ? " (major)" : "", inputs.size(), read, wrote,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
                 } finally {
                     long took = System.nanoTime() - started;
                     compactionsRunning.decrementAndGet();
@@ -1127,6 +1147,44 @@ final class Store implements Closeable {
 
     Manifest manifest() {
         return manifest;
+    }
+
+    /** What {@link StoreMetrics} says of this store now. */
+    StoreMetrics metrics() {
+        long memtables = 0;
+        List<StoreMetrics.Table> tableMetrics = new ArrayList<>();
+        for (TableRegions table : tables.values()) {
+            int files = 0;
+            long size = 0;
+            long memory = 0;
+            Region[] regions = table.regionArray();
+            for (Region region : regions) {
+                RegionInfo info = region.info();
+                files += info.files();
+                size += info.sizeBytes();
+                memory += info.memtableBytes();
+            }
+            memtables += memory;
+            tableMetrics.add(new StoreMetrics.Table(table.name(), table.disabled(), regions.length, files, size, memory));
+        }
+        tableMetrics.sort(Comparator.comparing(StoreMetrics.Table::name));
+        long waits = 0;
+        long timeouts = 0;
+        if (locks instanceof StripedRegionLocks striped) {
+            for (io.basalt.lock.LockLevelMetrics m : striped.manager().metrics().values()) {
+                waits += m.contended();
+                timeouts += m.timeouts();
+            }
+        }
+        io.basalt.buffer.BufferPoolMetrics pool = blockCache.poolMetrics();
+        StoreReadOnlyException failed = readOnly;
+        return new StoreMetrics(flushes.get(), flushedBytes.get(), flushNanos.get(), compactions.get(),
+                compactionsRunning.get(), compactionNanos.get(), compactionReadBytes.get(), compactedBytes.get(),
+                wal == null ? 0 : wal.forces(), wal == null ? 0 : wal.batches(), wal == null ? 0 : wal.bytesWritten(),
+                stalls.get(), stallNanos.get(), memtables, blockCache.hits(), blockCache.misses(),
+                blockCache.evictions(), blockCache.bytes(), blockCache.capacity(),
+                pool == null ? 0 : pool.chunksInUse(), pool == null ? 0 : pool.chunksMax(), waits, timeouts,
+                failed == null ? null : failed.reason(), tableMetrics);
     }
 
     EngineStatistics statistics() {
@@ -1802,11 +1860,15 @@ final class Store implements Closeable {
     void awaitWriteRoom(Region region) {
         long deadline = 0;
         boolean logged = false;
+        long stalledAt = 0;
         while (true) {
             String reason = stallReason(region);
             if (reason == null) {
                 if (logged) {
-                    LOG.info("Writes to table {} resumed", region.label());
+                    long took = System.nanoTime() - stalledAt;
+                    stallNanos.addAndGet(took);
+                    LOG.info("Writes to table {} resumed after a stall of {} ms", region.label(),
+                            TimeUnit.NANOSECONDS.toMillis(took));
                 }
                 return;
             }
@@ -1816,6 +1878,8 @@ final class Store implements Closeable {
                 deadline = now + STALL_LIMIT_MILLIS;
                 LOG.warn("Writes to table {} stall: {}", region.label(), reason);
                 logged = true;
+                stalledAt = System.nanoTime();
+                stalls.incrementAndGet();
                 requestCompaction(region, false);
             } else if (now >= deadline) {
                 throw new BasaltException("writes to table " + region.label() + " stalled for more than "

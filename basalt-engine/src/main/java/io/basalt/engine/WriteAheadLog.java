@@ -130,6 +130,7 @@ final class WriteAheadLog implements Closeable {
     private boolean unforced;
     private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong batches = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bytesWritten = new java.util.concurrent.atomic.AtomicLong();
 
     private WriteAheadLog(Path directory, StoreOptions options, Mvcc mvcc, long lastSequence, long nextSegmentId,
                           List<Segment> existing, Disk disk, Listener listener) throws IOException {
@@ -347,6 +348,11 @@ final class WriteAheadLog implements Closeable {
         return forces.get();
     }
 
+    /** Bytes of records the syncer wrote. */
+    long bytesWritten() {
+        return bytesWritten.get();
+    }
+
     /** How many batches of records the syncer wrote. */
     long batches() {
         return batches.get();
@@ -421,6 +427,7 @@ final class WriteAheadLog implements Closeable {
                 if (length > 0) {
                     batches.incrementAndGet();
                     file.write(ByteBuffer.wrap(batch, 0, length));
+                    bytesWritten.addAndGet(length);
                     currentSize += length;
                     current.size = currentSize;
                     unforced = true;

@@ -62,6 +62,8 @@ class BlockCacheTest {
             cache.get(f, i).release();
         }
         assertThat(cache.bytes()).isLessThanOrEqualTo(2L * BLOCK);
+        assertThat(cache.evictions()).as("six blocks through a cache of two").isGreaterThanOrEqualTo(4);
+        assertThat(cache.misses()).isGreaterThanOrEqualTo(6);
         assertThat(contentOf(pinned)).as("still the block's bytes after it was evicted").isEqualTo(expected);
         int inUse = cache.poolMetrics().chunksInUse();
         pinned.release();

@@ -59,12 +59,19 @@ public final class BasaltServer implements AutoCloseable {
     private final AtomicLong nextRefusalLog = new AtomicLong(System.nanoTime());
     private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final Object drained = new Object();
+    private final ServerMetrics metrics;
+    /** Grouped-write counts of connections that closed. */
+    private final AtomicLong closedBatches = new AtomicLong();
+    private final AtomicLong closedFrames = new AtomicLong();
+    private final HttpEndpoint http;
+    private final javax.management.ObjectName mbean;
     private volatile boolean shuttingDown;
     private boolean closed;
 
     private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
         this.config = config;
         this.handler = handler;
+        this.metrics = new ServerMetrics(config);
         Transport transport = Transport.best();
         this.boss = transport.group(1, "basalt-accept");
         this.workers = transport.group(config.ioThreads(), "basalt-io");
@@ -95,7 +102,52 @@ public final class BasaltServer implements AutoCloseable {
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
-        LOG.info("Basalt server listening on {} ({} transport, {} writes)", address(), transport, config.writeMode());
+        metrics.registerServer(this);
+        if (handler.storeMetrics() != null) {
+            metrics.registerStore(handler::storeMetrics);
+        }
+        try {
+            this.http = config.httpPort() == ServerConfig.NO_HTTP ? null : HttpEndpoint.start(this);
+        } catch (java.io.IOException | RuntimeException e) {
+            listener.close().syncUninterruptibly();
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw new io.basalt.client.BasaltException("cannot serve HTTP on " + config.host() + ":" + config.httpPort()
+                    + " (httpPort; -1 turns it off): " + e.getMessage(), e);
+        }
+        this.mbean = MetricsMBean.register(metrics, address().getPort());
+        LOG.info("Basalt server listening on {} ({} transport, {} writes){}", address(), transport, config.writeMode(),
+                http == null ? "" : "; metrics and status on http://" + http.address().getHostString() + ":"
+                        + http.address().getPort() + "/");
+        LOG.info("Configuration in effect: {}", config.effective());
+    }
+
+    /** The server's metrics. */
+    public ServerMetrics metrics() {
+        return metrics;
+    }
+
+    /** The address of the HTTP endpoint, or {@code null} when it is off. */
+    public InetSocketAddress httpAddress() {
+        return http == null ? null : http.address();
+    }
+
+    /** Batches of grouped responses written, open and closed connections together. */
+    long groupedBatches() {
+        long n = closedBatches.get();
+        for (ServerConnection c : connections) {
+            n += c.groupedBatches();
+        }
+        return n;
+    }
+
+    /** Response frames in those batches. */
+    long groupedFrames() {
+        long n = closedFrames.get();
+        for (ServerConnection c : connections) {
+            n += c.groupedFrames();
+        }
+        return n;
     }
 
     /**
@@ -195,7 +247,10 @@ public final class BasaltServer implements AutoCloseable {
     }
 
     void closed(ServerConnection c) {
-        connections.remove(c);
+        if (connections.remove(c)) {
+            closedBatches.addAndGet(c.groupedBatches());
+            closedFrames.addAndGet(c.groupedFrames());
+        }
         handler.closed(c);
     }
 
@@ -242,6 +297,10 @@ public final class BasaltServer implements AutoCloseable {
         }
         workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        if (http != null) {
+            http.close();
+        }
+        MetricsMBean.unregister(mbean);
         handler.close();
         LOG.info("Basalt server stopped");
     }

@@ -122,7 +122,13 @@ public final class EngineHandler implements RequestHandler {
         return store instanceof IdentifiedCalls;
     }
 
+    @Override
+    public io.basalt.engine.StoreMetrics storeMetrics() {
+        return io.basalt.engine.StoreMetrics.available(store) ? io.basalt.engine.StoreMetrics.of(store) : null;
+    }
+
     /** Scanners open now. */
+    @Override
     public int openScanners() {
         return scanners.size();
     }

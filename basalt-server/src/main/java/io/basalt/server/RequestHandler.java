@@ -27,6 +27,16 @@ public interface RequestHandler extends AutoCloseable {
         handle(connection, requestId, op, body);
     }
 
+    /** Scanners open now, for the metrics. */
+    default int openScanners() {
+        return 0;
+    }
+
+    /** The store's metrics now, or {@code null} when the handler has no embedded store to ask. */
+    default io.basalt.engine.StoreMetrics storeMetrics() {
+        return null;
+    }
+
     /** The connection closed: release what it held (scanners...). */
     default void closed(ServerConnection connection) {}
 

@@ -50,19 +50,30 @@ import java.util.TreeSet;
  *     stops reading its requests (default 8 MiB)
  * @param outboundLowWaterBytes bytes of queued responses under which it reads them again (default
  *     4 MiB)
+ * @param httpPort the port of the HTTP endpoint ({@code /metrics} and the status page), on the same
+ *     host; -1 turns it off. Default 16030 when {@code port} is its default 16020, otherwise 0 (a
+ *     free port, logged at start): servers started on other ports are usually one of several on a
+ *     machine, and must not fight over one HTTP port
+ * @param slowRequest requests that take at least this long are logged and counted as slow
+ *     (default 1 s)
+ * @param metricsMaxTables tables that get metrics labelled with their name (default 100, by
+ *     name); the rest are summed under {@code table="_other"}, so the series stay bounded
+ * @param log where the server's log goes (read by the launcher, which configures Logback)
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
                            int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
-                           int outboundHighWaterBytes, int outboundLowWaterBytes) {
+                           int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
+                           int metricsMaxTables, LogSettings log) {
 
     private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
             "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
-            "compactionTrigger", "writeStallFiles");
+            "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "logDir",
+            "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -105,7 +116,114 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             throw new IllegalArgumentException("outboundLowWaterBytes " + outboundLowWaterBytes + " must be at least 1"
                     + " and at most outboundHighWaterBytes " + outboundHighWaterBytes);
         }
+        if (httpPort < -1 || httpPort > 65535) {
+            throw new IllegalArgumentException("httpPort " + httpPort + " is outside 0..65535 (or -1 for none)");
+        }
+        if (slowRequest.isNegative() || slowRequest.isZero()) {
+            throw new IllegalArgumentException("slowRequest " + slowRequest + " must be positive");
+        }
+        if (metricsMaxTables < 0) {
+            throw new IllegalArgumentException("metricsMaxTables " + metricsMaxTables + " is negative");
+        }
+        Objects.requireNonNull(log, "log");
     }
+
+    /**
+     * Where the server's log goes. The launcher ({@code basalt server}) configures Logback from
+     * these; an embedding application keeps its own logging and ignores them.
+     *
+     * @param dir the log's directory; {@code null} means {@code DATA/logs}
+     * @param config a Logback configuration file replacing Basalt's own, or {@code null}
+     * @param maxFileSize bytes at which the log rolls over to a new file (default 64 MiB)
+     * @param totalSizeCap bytes the rolled-over files may take together before the oldest go
+     *     (default 1 GiB)
+     * @param maxHistoryDays days of rolled-over files kept (default 30)
+     */
+    public record LogSettings(Path dir, Path config, long maxFileSize, long totalSizeCap, int maxHistoryDays) {
+        public LogSettings {
+            if (maxFileSize < 1024) {
+                throw new IllegalArgumentException("logMaxFileSize " + maxFileSize + " is below 1024 bytes");
+            }
+            if (totalSizeCap < maxFileSize) {
+                throw new IllegalArgumentException("logTotalSizeCap " + totalSizeCap + " is below logMaxFileSize "
+                        + maxFileSize);
+            }
+            if (maxHistoryDays < 1) {
+                throw new IllegalArgumentException("logMaxHistoryDays " + maxHistoryDays + " must be at least 1");
+            }
+        }
+
+        public static LogSettings defaults() {
+            return new LogSettings(null, null, 64L << 20, 1L << 30, 30);
+        }
+
+        /** The directory the log goes to for a store in {@code dataDir}. */
+        public Path directory(Path dataDir) {
+            return dir != null ? dir : dataDir.resolve("logs");
+        }
+    }
+
+    /** The HTTP port's default for a server on {@code port}: see {@link #httpPort()}. */
+    public static int defaultHttpPort(int port) {
+        return port == DEFAULT_PORT ? DEFAULT_HTTP_PORT : 0;
+    }
+
+    /** The default client port, as HBase's region servers. */
+    public static final int DEFAULT_PORT = 16020;
+    /** The default HTTP port, as HBase's region-server info port. */
+    public static final int DEFAULT_HTTP_PORT = 16030;
+    /** {@link #httpPort()} for no HTTP endpoint. */
+    public static final int NO_HTTP = -1;
+
+    /**
+     * The configuration in effect, one {@code key=value} per entry in the file's keys, for the log
+     * and the status page. Nothing here is secret today; keys that will be (passwords, private
+     * keys) are listed in {@link #SECRET_KEYS} and shown redacted.
+     */
+    public java.util.SortedMap<String, String> effective() {
+        java.util.SortedMap<String, String> m = new java.util.TreeMap<>();
+        m.put("host", host);
+        m.put("port", Integer.toString(port));
+        m.put("data", dataDir.toString());
+        m.put("durability", store.durability().name());
+        m.put("maxFrameSize", Integer.toString(maxFrameSize));
+        m.put("writeMode", writeMode.name());
+        m.put("groupingThreshold", Integer.toString(groupingThreshold));
+        m.put("lingerMicros", Long.toString(linger.toNanos() / 1000));
+        m.put("flushConsolidation", Boolean.toString(flushConsolidation));
+        m.put("ioThreads", Integer.toString(ioThreads));
+        m.put("frameTimeoutMillis", Long.toString(frameTimeout.toMillis()));
+        m.put("scannerLeaseMillis", Long.toString(scannerLease.toMillis()));
+        m.put("scanTimeLimitMillis", Long.toString(scanTimeLimit.toMillis()));
+        m.put("shutdownGraceMillis", Long.toString(shutdownGrace.toMillis()));
+        m.put("maxConnections", Integer.toString(maxConnections));
+        m.put("maxInFlightPerConnection", Integer.toString(maxInFlightPerConnection));
+        m.put("outboundHighWaterBytes", Integer.toString(outboundHighWaterBytes));
+        m.put("outboundLowWaterBytes", Integer.toString(outboundLowWaterBytes));
+        m.put("memtableFlushSize", Long.toString(store.memtableFlushSize()));
+        m.put("walSegmentSize", Long.toString(store.walSegmentSize()));
+        m.put("blockCacheSize", Long.toString(store.blockCacheSize()));
+        m.put("maxWalSize", Long.toString(store.maxWalSize()));
+        m.put("memtableMemoryLimit", Long.toString(store.memtableMemoryLimit()));
+        m.put("backgroundRetries", Integer.toString(store.backgroundRetries()));
+        m.put("backgroundRetryBackoffMillis", Long.toString(store.backgroundRetryBackoff().toMillis()));
+        m.put("regionSplitSize", Long.toString(store.regionSplitSize()));
+        m.put("compactionTrigger", Integer.toString(store.compactionTrigger()));
+        m.put("writeStallFiles", Integer.toString(store.writeStallFiles()));
+        m.put("httpPort", Integer.toString(httpPort));
+        m.put("slowRequestMillis", Long.toString(slowRequest.toMillis()));
+        m.put("metricsMaxTables", Integer.toString(metricsMaxTables));
+        m.put("logDir", log.directory(dataDir).toString());
+        m.put("logConfig", log.config() == null ? "" : log.config().toString());
+        m.put("logMaxFileSize", Long.toString(log.maxFileSize()));
+        m.put("logTotalSizeCap", Long.toString(log.totalSizeCap()));
+        m.put("logMaxHistoryDays", Integer.toString(log.maxHistoryDays()));
+        m.replaceAll((k, v) -> SECRET_KEYS.contains(k) && !v.isEmpty() ? "<redacted>" : v);
+        return m;
+    }
+
+    /** Keys whose values are never logged or shown (none are settable yet; issue 23 adds them). */
+    public static final Set<String> SECRET_KEYS = Set.of("tlsKeyPassword", "password");
 
     public static ServerConfig defaults() {
         return new Builder().build();
@@ -136,6 +254,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.maxInFlightPerConnection = maxInFlightPerConnection;
         b.outboundHighWaterBytes = outboundHighWaterBytes;
         b.outboundLowWaterBytes = outboundLowWaterBytes;
+        // the default follows the port: a copy moved to another port gets that port's default
+        b.httpPort = httpPort == defaultHttpPort(port) ? null : httpPort;
+        b.slowRequest = slowRequest;
+        b.metricsMaxTables = metricsMaxTables;
+        b.log = log;
         return b;
     }
 
@@ -147,7 +270,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
      * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
-     * outboundLowWaterBytes}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, logDir, logConfig,
+     * logMaxFileSize, logTotalSizeCap, logMaxHistoryDays}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
@@ -208,7 +332,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
     /** Builds a {@link ServerConfig}; unset options keep their defaults. */
     public static final class Builder {
         private String host = "127.0.0.1";
-        private int port = 16020;
+        private int port = DEFAULT_PORT;
         private Path dataDir = Path.of("basalt-data");
         private StoreOptions store = StoreOptions.defaults();
         private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
@@ -225,6 +349,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private int maxInFlightPerConnection = 1024;
         private int outboundHighWaterBytes = 8 << 20;
         private int outboundLowWaterBytes = 4 << 20;
+        /** {@code null}: {@link #defaultHttpPort} of the port. */
+        private Integer httpPort;
+        private Duration slowRequest = Duration.ofSeconds(1);
+        private int metricsMaxTables = 100;
+        private LogSettings log = LogSettings.defaults();
 
         private Builder() {}
 
@@ -260,6 +389,19 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "regionSplitSize" -> store(store.withRegionSplitSize(Long.parseLong(v)));
                 case "compactionTrigger" -> store(store.withCompaction(Integer.parseInt(v), store.writeStallFiles()));
                 case "writeStallFiles" -> store(store.withCompaction(store.compactionTrigger(), Integer.parseInt(v)));
+                case "httpPort" -> httpPort(Integer.parseInt(v));
+                case "slowRequestMillis" -> slowRequest(Duration.ofMillis(Long.parseLong(v)));
+                case "metricsMaxTables" -> metricsMaxTables(Integer.parseInt(v));
+                case "logDir" -> log(new LogSettings(Path.of(v), log.config(), log.maxFileSize(), log.totalSizeCap(),
+                        log.maxHistoryDays()));
+                case "logConfig" -> log(new LogSettings(log.dir(), Path.of(v), log.maxFileSize(), log.totalSizeCap(),
+                        log.maxHistoryDays()));
+                case "logMaxFileSize" -> log(new LogSettings(log.dir(), log.config(), Long.parseLong(v),
+                        Math.max(log.totalSizeCap(), Long.parseLong(v)), log.maxHistoryDays()));
+                case "logTotalSizeCap" -> log(new LogSettings(log.dir(), log.config(), log.maxFileSize(),
+                        Long.parseLong(v), log.maxHistoryDays()));
+                case "logMaxHistoryDays" -> log(new LogSettings(log.dir(), log.config(), log.maxFileSize(),
+                        log.totalSizeCap(), Integer.parseInt(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }
@@ -354,10 +496,32 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        /** The HTTP port; -1 for none (see {@link ServerConfig#httpPort()} for the default). */
+        public Builder httpPort(int v) {
+            httpPort = v;
+            return this;
+        }
+
+        public Builder slowRequest(Duration v) {
+            slowRequest = v;
+            return this;
+        }
+
+        public Builder metricsMaxTables(int v) {
+            metricsMaxTables = v;
+            return this;
+        }
+
+        public Builder log(LogSettings v) {
+            log = v;
+            return this;
+        }
+
         public ServerConfig build() {
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
                     flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
-                    maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes);
+                    maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
+                    httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, log);
         }
     }
 }

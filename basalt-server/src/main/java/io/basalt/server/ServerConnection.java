@@ -83,6 +83,9 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final long frameTimeoutNanos;
     /** Requests started and not yet answered. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** When each of them started, for its latency. */
+    private final RequestTimes times;
+    private final ServerMetrics metrics;
 
     // Event loop only.
     /** Decoded frames waiting for a request to finish ({@link #maxInFlight} were executing). */
@@ -103,11 +106,23 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.writer = new GroupedWriter(channel, config.writeMode(), config.groupingThreshold(),
                 config.linger().toNanos());
         this.peer = String.valueOf(channel.remoteAddress());
+        this.times = new RequestTimes(maxInFlight);
+        this.metrics = server.metrics();
     }
 
     /** The client's address, for messages. */
     public String peer() {
         return peer;
+    }
+
+    /** Batches of grouped responses written so far. */
+    long groupedBatches() {
+        return writer.batches();
+    }
+
+    /** Response frames written in those batches. */
+    long groupedFrames() {
+        return writer.frames();
     }
 
     /** False once the connection closed: nobody will read what is sent on it. */
@@ -137,7 +152,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             fail(requestId, op, e);
             return;
         }
-        finished();
+        finished(requestId, op, Status.OK);
     }
 
     /** Sends an error response for {@code failure}, choosing the status from its type. */
@@ -159,16 +174,21 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             Messages.writeError(buf, message, args);
             FrameLayout.finish(buf, start);
         });
-        finished();
+        finished(requestId, OpCode.of(opCode), status);
     }
 
-    private void started() {
+    private void started(long requestId) {
         inFlight.incrementAndGet();
         server.requestStarted();
+        times.start(requestId, System.nanoTime());
     }
 
-    /** A request was answered: one fewer executing; the first below the limit lets waiting frames start. */
-    private void finished() {
+    /**
+     * A request was answered: recorded in the metrics; one fewer executing; the first below the
+     * limit lets waiting frames start.
+     */
+    private void finished(long requestId, OpCode op, Status status) {
+        metrics.requestDone(op, status, times.finish(requestId), peer);
         server.requestDone();
         if (inFlight.decrementAndGet() == maxInFlight - 1 && channel.isActive()) {
             try {
@@ -234,7 +254,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             case FrameDecoder.TooLargeFrame t -> {
-                started();
+                started(t.requestId());
                 error(t.requestId(), t.opCode(), Status.FRAME_TOO_LARGE, "request frame of " + t.length()
                         + " bytes is over the server's limit of " + server.config().maxFrameSize() + " bytes; it was"
                         + " discarded unread", List.of());
@@ -284,7 +304,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (word == FrameLayout.HANDSHAKE_BUSY) {
             server.refused(peer);
         } else {
-            LOG.info("refused {}: it speaks protocol version {}, this server {}", peer, h.version(), FrameLayout.VERSION);
+            LOG.info("Refused a connection from {}: it speaks protocol version {}, this server {}", peer, h.version(),
+                    FrameLayout.VERSION);
         }
         channel.config().setAutoRead(false);
         ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
@@ -313,7 +334,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void request(Frame f) {
-        started();
+        started(f.requestId());
         OpCode op = f.op();
         if (f.response() || f.statusCode() != 0) {
             error(f.requestId(), f.opCode(), Status.MALFORMED_REQUEST, "a request must have neither the response flag"

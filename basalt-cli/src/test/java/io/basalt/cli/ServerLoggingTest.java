@@ -1,0 +1,165 @@
+package io.basalt.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.Put;
+import io.basalt.client.TableDescriptor;
+import io.basalt.server.BasaltServer;
+import io.basalt.server.ServerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Issue 22: the server's log file ({@link ServerLogging}): a line for each event an operator needs,
+ * in the documented shape, and rotation that keeps the rolled-over files under their size cap.
+ */
+class ServerLoggingTest {
+
+    /** time, level, thread, logger, message */
+    private static final String LINE = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) (INFO |WARN |ERROR) "
+            + "\\[[^\\]]+\\] [\\w.$]+ - .*";
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void restoreLogging() throws Exception {
+        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+        context.reset();
+        new ContextInitializer(context).autoConfig();
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        return f.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void theLogHasALineForEachEventAnOperatorNeeds() throws Exception {
+        ServerConfig config = ServerConfig.builder().port(0).dataDir(dir.resolve("data")).ioThreads(1)
+                .maxConnections(1).slowRequest(Duration.ofNanos(1)).build();
+        Path file = ServerLogging.configure(config);
+        assertThat(file).isEqualTo(dir.resolve("data").resolve("logs").resolve("basalt.log").toAbsolutePath());
+        try (BasaltServer server = BasaltServer.start(config)) {
+            String uri = "basalt://127.0.0.1:" + server.address().getPort();
+            try (Connection client = Basalt.connect(uri)) {
+                await(client.admin().createTable(TableDescriptor.of("t", "f")));
+                for (int flush = 0; flush < 2; flush++) {
+                    await(client.table("t").put(Put.of("r" + flush).addColumn("f", "q", "v")));
+                    await(client.admin().flush("t"));
+                }
+                await(client.admin().compact("t"));
+                // a second connection is one too many
+                assertThatThrownBy(() -> {
+                    try (Connection second = Basalt.connect(uri)) {
+                        await(second.admin().listTables());
+                    }
+                }).isNotNull();
+            }
+        }
+        List<String> lines = Files.readAllLines(file);
+        assertThat(lines).isNotEmpty().allMatch(l -> l.matches(LINE) || l.startsWith("\t") || l.startsWith("Caused by"));
+        assertThat(lines).anyMatch(l -> l.matches(".* INFO  \\[.*\\] io.basalt.server.BasaltServer - Basalt server"
+                + " listening on /127.0.0.1:\\d+ .*metrics and status on http://127.0.0.1:\\d+/"));
+        assertThat(lines).anyMatch(l -> l.contains("Configuration in effect: {") && l.contains("maxConnections=1")
+                && l.contains("slowRequestMillis=0"));
+        assertThat(lines).anyMatch(l -> l.matches(".* INFO .* - Flushed table t\\S*: 1 cells \\(\\d+ in memory\\) to 1"
+                + " file\\(s\\) of \\d+ bytes in \\d+ ms"));
+        assertThat(lines).anyMatch(l -> l.matches(".* INFO .* - Compacted table t\\S* family f \\(major\\): 2 file\\(s\\)"
+                + " of \\d+ bytes into \\d+ bytes in \\d+ ms"));
+        assertThat(lines).anyMatch(l -> l.matches(".* INFO .* - Slow request: PUT from /127.0.0.1:\\d+ took \\d+ ms \\(OK\\)"));
+        assertThat(lines).anyMatch(l -> l.matches(".* WARN .* - refused a connection from /127.0.0.1:\\d+: 1 connections"
+                + " are open.*"));
+        assertThat(lines).anyMatch(l -> l.contains("INFO") && l.contains("stopping: "));
+        assertThat(lines).anyMatch(l -> l.endsWith("Basalt server stopped"));
+        assertThat(lines).as("libraries at INFO stay out").noneMatch(l -> l.contains(" io.netty."));
+    }
+
+    @Test
+    void theLogRollsOverAndKeepsItsFilesUnderTheCap() throws Exception {
+        long maxFile = 4096;
+        long cap = 10 * maxFile;
+        ServerConfig config = ServerConfig.builder().port(0).dataDir(dir).log(new ServerConfig.LogSettings(
+                dir.resolve("logs"), null, maxFile, cap, 30)).build();
+        Path file = ServerLogging.configure(config);
+        Logger log = LoggerFactory.getLogger("io.basalt.test.Rotation");
+        Random random = new Random(42);
+        byte[] noise = new byte[90];
+        for (int i = 0; i < 3000; i++) { // ~400 KB of text that gzip cannot shrink much
+            random.nextBytes(noise);
+            log.info("line {} {}", i, Base64.getEncoder().encodeToString(noise));
+        }
+        assertThat(file).exists();
+        assertThat(Files.size(file)).isLessThanOrEqualTo(maxFile + 512);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long archived;
+        long count;
+        do {
+            Thread.sleep(100);
+            archived = archives(dir.resolve("logs")).mapToLong(ServerLoggingTest::size).sum();
+            count = archives(dir.resolve("logs")).count();
+        } while ((archived > cap || count < 2) && System.nanoTime() < deadline);
+        List<String> listing;
+        try (Stream<Path> all = Files.list(dir.resolve("logs"))) {
+            listing = all.map(p -> p.getFileName() + " " + size(p)).sorted().toList();
+        }
+        assertThat(count).as("it rolled over: %s", listing).isGreaterThan(1);
+        assertThat(archived).as("rolled-over files together: %s", listing).isLessThanOrEqualTo(cap);
+        assertThat(listing).as("the oldest went for the cap").noneMatch(n -> n.matches("basalt\\.[-\\d]+\\.0\\.log.*"));
+        assertThat(Files.readString(file)).contains("line 2999 ");
+    }
+
+    @Test
+    void anOperatorsOwnConfigurationReplacesBasaltsAndABrokenOneIsNamed() throws Exception {
+        Path own = dir.resolve("own.xml");
+        Files.writeString(own, """
+                <configuration>
+                  <appender name="F" class="ch.qos.logback.core.FileAppender">
+                    <file>${basalt.log.dir}/mine.log</file>
+                    <encoder><pattern>MINE %msg%n</pattern></encoder>
+                  </appender>
+                  <root level="INFO"><appender-ref ref="F"/></root>
+                </configuration>
+                """);
+        ServerConfig config = ServerConfig.builder().port(0).dataDir(dir).log(new ServerConfig.LogSettings(
+                null, own, 1 << 20, 1 << 30, 30)).build();
+        assertThat(ServerLogging.configure(config)).as("the operator's file decides").isNull();
+        LoggerFactory.getLogger("x").info("hello");
+        assertThat(Files.readString(dir.resolve("logs").resolve("mine.log"))).isEqualTo("MINE hello\n");
+
+        Path broken = dir.resolve("broken.xml");
+        Files.writeString(broken, "<configuration><appender name=\"F\" class=\"no.such.Appender\"/>"
+                + "<root level=\"INFO\"><appender-ref ref=\"F\"/></root></configuration>");
+        ServerConfig bad = config.toBuilder().log(new ServerConfig.LogSettings(null, broken, 1 << 20, 1 << 30, 30))
+                .build();
+        assertThatThrownBy(() -> ServerLogging.configure(bad)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(broken.toString());
+    }
+
+    private static Stream<Path> archives(Path logs) throws java.io.IOException {
+        return Files.list(logs).filter(p -> p.getFileName().toString().matches("basalt\\.\\d{4}-\\d\\d-\\d\\d\\.\\d+\\.log(\\.gz)?"));
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (java.io.IOException e) {
+            return 0; // removed meanwhile
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.basalt.engine;
+
+import io.basalt.client.Connection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What an embedded store has done since it was opened, and what it holds now: read at once from
+ * counters the store keeps anyway, so taking one costs a walk over the regions and nothing on the
+ * paths that count. The server's metrics and status page are made from these (docs/operations.md
+ * names each metric).
+ *
+ * @param flushes memtables written to SSTables
+ * @param flushedBytes bytes of SSTables those flushes wrote
+ * @param flushNanos wall time of those flushes together
+ * @param compactions compactions finished (committed or not)
+ * @param compactionsRunning compactions under way now
+ * @param compactionNanos wall time of the finished compactions together
+ * @param compactionReadBytes bytes of the SSTables compactions took as input
+ * @param compactionWrittenBytes bytes of the SSTables compactions wrote
+ * @param walSyncs forces of the write-ahead log to the disk
+ * @param walBatches batches of records written to the log
+ * @param walBytes bytes of records written to the log
+ * @param stalls times writers waited for room (a stall logs a line)
+ * @param stallNanos time writers spent in stalls that ended
+ * @param memtableBytes bytes held by every memtable, frozen ones included
+ * @param blockCacheHits data blocks found in the block cache
+ * @param blockCacheMisses data blocks read from a file
+ * @param blockCacheEvictions blocks evicted to make room
+ * @param blockCacheBytes bytes the cached blocks are charged now
+ * @param blockCacheCapacity the cache's size
+ * @param bufferChunksInUse chunks of the block cache's buffer pool in use (cached or pinned blocks)
+ * @param bufferChunksMax the most chunks that pool can have
+ * @param lockWaits lock acquisitions that had to wait (table and row locks)
+ * @param lockTimeouts lock waits that ran out of time
+ * @param readOnlyReason why the store turned read-only, or {@code null} when it takes writes
+ * @param tables each table's regions, files and sizes now
+ */
+public record StoreMetrics(long flushes, long flushedBytes, long flushNanos, long compactions, long compactionsRunning,
+                           long compactionNanos, long compactionReadBytes, long compactionWrittenBytes, long walSyncs,
+                           long walBatches, long walBytes, long stalls, long stallNanos, long memtableBytes,
+                           long blockCacheHits, long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes,
+                           long blockCacheCapacity, long bufferChunksInUse, long bufferChunksMax, long lockWaits,
+                           long lockTimeouts, String readOnlyReason, List<Table> tables) {
+
+    public StoreMetrics {
+        tables = List.copyOf(tables);
+    }
+
+    /** Whether the store refuses writes until it is reopened. */
+    public boolean readOnly() {
+        return readOnlyReason != null;
+    }
+
+    /**
+     * One table now.
+     *
+     * @param name the table's name
+     * @param disabled whether it refuses reads and writes
+     * @param regions its regions
+     * @param files its SSTables (a file two regions share after a split counts once per region)
+     * @param sizeBytes bytes of SSTable data in its regions' ranges
+     * @param memtableBytes bytes in its memtables
+     */
+    public record Table(String name, boolean disabled, int regions, int files, long sizeBytes, long memtableBytes) {
+        public Table {
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /**
+     * The metrics of the embedded store behind {@code connection}.
+     *
+     * @throws IllegalArgumentException when the connection is not to an embedded store
+     */
+    public static StoreMetrics of(Connection connection) {
+        if (connection instanceof EmbeddedConnection embedded) {
+            return embedded.store().metrics();
+        }
+        throw new IllegalArgumentException("store metrics are kept by an embedded store; " + connection.target()
+                + " is not one");
+    }
+
+    /** Whether {@link #of} can read {@code connection}'s metrics. */
+    public static boolean available(Connection connection) {
+        return connection instanceof EmbeddedConnection;
+    }
+}
