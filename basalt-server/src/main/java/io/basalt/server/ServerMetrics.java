@@ -117,18 +117,18 @@ public final class ServerMetrics {
             return;
         }
         int code = op.code();
-        requests[code].inc();
+        // latency and the slow-request record first: whoever sees the count move sees them too
+        if (startNanos != RequestTimes.UNKNOWN) {
+            long nanos = System.nanoTime() - startNanos;
+            latency[code].observe(nanos / 1e9);
+            if (nanos >= slowNanos) {
+                slow(op, status, nanos, peer);
+            }
+        }
         if (status != Status.OK) {
             errors[code].inc();
         }
-        if (startNanos == RequestTimes.UNKNOWN) {
-            return;
-        }
-        long nanos = System.nanoTime() - startNanos;
-        latency[code].observe(nanos / 1e9);
-        if (nanos >= slowNanos) {
-            slow(op, status, nanos, peer);
-        }
+        requests[code].inc();
     }
 
     private void slow(OpCode op, Status status, long nanos, String peer) {

@@ -52,6 +52,21 @@ class ServerMetricsTest {
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * A scrape once {@code sample} reaches {@code value}: a request is recorded just after its
+     * answer is queued, so the client may hold the answer a moment before the count moves.
+     * Bounded: 10 s, then the last scrape.
+     */
+    private static String scrapeWhen(BasaltServer server, String sample, double value) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String text = get(server, "/metrics").body();
+        while (!Double.valueOf(value).equals(sample(text, sample)) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            text = get(server, "/metrics").body();
+        }
+        return text;
+    }
+
     /** The value of the sample named exactly {@code sample} in a text-format scrape, or null. */
     static Double sample(String text, String sample) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(sample) + " (\\S+)$").matcher(text);
@@ -85,7 +100,7 @@ class ServerMetricsTest {
             HttpResponse<String> r = get(server, "/metrics");
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
-            String m = r.body();
+            String m = scrapeWhen(server, "basalt_requests_total{op=\"GET\"}", 6);
             assertThat(sample(m, "basalt_requests_total{op=\"PUT\"}")).isEqualTo(13.0);
             assertThat(sample(m, "basalt_requests_total{op=\"GET\"}")).isEqualTo(6.0);
             assertThat(sample(m, "basalt_request_errors_total{op=\"GET\"}")).isEqualTo(1.0);
@@ -149,6 +164,7 @@ class ServerMetricsTest {
              Connection client = Basalt.connect("basalt://127.0.0.1:" + server.address().getPort())) {
             await(client.admin().createTable(TableDescriptor.of("t", "f")));
             await(client.table("t").put(Put.of("r").addColumn("f", "q", "v")));
+            scrapeWhen(server, "basalt_requests_total{op=\"PUT\"}", 1);
             assertThat(server.metrics().recentSlowRequests()).extracting(ServerMetrics.SlowRequest::op)
                     .contains("CREATE_TABLE", "PUT");
             assertThat(sample(get(server, "/metrics").body(), "basalt_slow_requests_total")).isGreaterThanOrEqualTo(2.0);
