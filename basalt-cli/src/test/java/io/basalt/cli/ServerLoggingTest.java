@@ -108,11 +108,9 @@ class ServerLoggingTest {
         assertThat(Files.size(file)).isLessThanOrEqualTo(maxFile + 512);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         long archived;
-        long count;
         do {
             Thread.sleep(100);
             archived = archives(dir.resolve("logs")).mapToLong(ServerLoggingTest::size).sum();
-            count = archives(dir.resolve("logs")).count();
         } while (archived > cap && System.nanoTime() < deadline);
         List<String> listing;
         try (Stream<Path> all = Files.list(dir.resolve("logs"))) {

@@ -1178,10 +1178,8 @@ final class Store implements Closeable {
         }
         io.basalt.buffer.BufferPoolMetrics pool = blockCache.poolMetrics();
         StoreReadOnlyException failed = readOnly;
-        return new StoreMetrics(flushes.get(), flushedBytes.get(), flushNanos.get(), compactions.get(),
-                compactionsRunning.get(), compactionNanos.get(), compactionReadBytes.get(), compactedBytes.get(),
-                wal == null ? 0 : wal.forces(), wal == null ? 0 : wal.batches(), wal == null ? 0 : wal.bytesWritten(),
-                stalls.get(), stallNanos.get(), memtables, blockCache.hits(), blockCache.misses(),
+        return new StoreMetrics(statistics(), wal == null ? 0 : wal.forces(), wal == null ? 0 : wal.batches(),
+                wal == null ? 0 : wal.bytesWritten(), memtables, blockCache.hits(), blockCache.misses(),
                 blockCache.evictions(), blockCache.bytes(), blockCache.capacity(),
                 pool == null ? 0 : pool.chunksInUse(), pool == null ? 0 : pool.chunksMax(), waits, timeouts,
                 failed == null ? null : failed.reason(), tableMetrics);
@@ -1189,7 +1187,8 @@ final class Store implements Closeable {
 
     EngineStatistics statistics() {
         return new EngineStatistics(compactionsRunning.get(), compactions.get(), longestCompaction.get(),
-                compactionNanos.get(), compactedBytes.get(), flushes.get(), splits.get(), merges.get());
+                compactionNanos.get(), compactedBytes.get(), flushes.get(), splits.get(), merges.get(),
+                compactionReadBytes.get(), flushedBytes.get(), flushNanos.get(), stalls.get(), stallNanos.get());
     }
 
     // ------------------------------------------------------------------ checkpoints

@@ -10,19 +10,10 @@ import java.util.Objects;
  * paths that count. The server's metrics and status page are made from these (docs/operations.md
  * names each metric).
  *
- * @param flushes memtables written to SSTables
- * @param flushedBytes bytes of SSTables those flushes wrote
- * @param flushNanos wall time of those flushes together
- * @param compactions compactions finished (committed or not)
- * @param compactionsRunning compactions under way now
- * @param compactionNanos wall time of the finished compactions together
- * @param compactionReadBytes bytes of the SSTables compactions took as input
- * @param compactionWrittenBytes bytes of the SSTables compactions wrote
+ * @param background flushes, compactions and stalls ({@link EngineStatistics})
  * @param walSyncs forces of the write-ahead log to the disk
  * @param walBatches batches of records written to the log
  * @param walBytes bytes of records written to the log
- * @param stalls times writers waited for room (a stall logs a line)
- * @param stallNanos time writers spent in stalls that ended
  * @param memtableBytes bytes held by every memtable, frozen ones included
  * @param blockCacheHits data blocks found in the block cache
  * @param blockCacheMisses data blocks read from a file
@@ -36,14 +27,13 @@ import java.util.Objects;
  * @param readOnlyReason why the store turned read-only, or {@code null} when it takes writes
  * @param tables each table's regions, files and sizes now
  */
-public record StoreMetrics(long flushes, long flushedBytes, long flushNanos, long compactions, long compactionsRunning,
-                           long compactionNanos, long compactionReadBytes, long compactionWrittenBytes, long walSyncs,
-                           long walBatches, long walBytes, long stalls, long stallNanos, long memtableBytes,
+public record StoreMetrics(EngineStatistics background, long walSyncs, long walBatches, long walBytes, long memtableBytes,
                            long blockCacheHits, long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes,
                            long blockCacheCapacity, long bufferChunksInUse, long bufferChunksMax, long lockWaits,
                            long lockTimeouts, String readOnlyReason, List<Table> tables) {
 
     public StoreMetrics {
+        Objects.requireNonNull(background, "background");
         tables = List.copyOf(tables);
     }
 
@@ -74,11 +64,7 @@ public record StoreMetrics(long flushes, long flushedBytes, long flushNanos, lon
      * @throws IllegalArgumentException when the connection is not to an embedded store
      */
     public static StoreMetrics of(Connection connection) {
-        if (connection instanceof EmbeddedConnection embedded) {
-            return embedded.store().metrics();
-        }
-        throw new IllegalArgumentException("store metrics are kept by an embedded store; " + connection.target()
-                + " is not one");
+        return EngineStatistics.storeOf(connection).metrics();
     }
 
     /** Whether {@link #of} can read {@code connection}'s metrics. */

@@ -199,11 +199,11 @@ final class HttpEndpoint implements AutoCloseable {
             j.field("blockCacheCapacity", m.blockCacheCapacity());
             j.field("blockCacheHits", m.blockCacheHits());
             j.field("blockCacheMisses", m.blockCacheMisses());
-            j.field("flushes", m.flushes());
-            j.field("compactions", m.compactions());
-            j.field("compactionsRunning", m.compactionsRunning());
+            j.field("flushes", m.background().flushes());
+            j.field("compactions", m.background().compactions());
+            j.field("compactionsRunning", m.background().compactionsRunning());
             j.field("walSyncs", m.walSyncs());
-            j.field("stalls", m.stalls());
+            j.field("stalls", m.background().stalls());
             j.close();
             j.key("tables").array();
             for (StoreMetrics.Table t : m.tables()) {

@@ -67,7 +67,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                            int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
                            int metricsMaxTables, LogSettings log) {
 
-    private static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
+    static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
@@ -126,6 +126,10 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             throw new IllegalArgumentException("metricsMaxTables " + metricsMaxTables + " is negative");
         }
         Objects.requireNonNull(log, "log");
+        if (log.totalSizeCap() < log.maxFileSize()) {
+            throw new IllegalArgumentException("logTotalSizeCap " + log.totalSizeCap() + " is below logMaxFileSize "
+                    + log.maxFileSize());
+        }
     }
 
     /**
@@ -144,13 +148,31 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             if (maxFileSize < 1024) {
                 throw new IllegalArgumentException("logMaxFileSize " + maxFileSize + " is below 1024 bytes");
             }
-            if (totalSizeCap < maxFileSize) {
-                throw new IllegalArgumentException("logTotalSizeCap " + totalSizeCap + " is below logMaxFileSize "
-                        + maxFileSize);
-            }
             if (maxHistoryDays < 1) {
                 throw new IllegalArgumentException("logMaxHistoryDays " + maxHistoryDays + " must be at least 1");
             }
+            // totalSizeCap against maxFileSize is checked with the whole configuration, so a file
+            // may set the two in any order
+        }
+
+        public LogSettings withDir(Path v) {
+            return new LogSettings(v, config, maxFileSize, totalSizeCap, maxHistoryDays);
+        }
+
+        public LogSettings withConfig(Path v) {
+            return new LogSettings(dir, v, maxFileSize, totalSizeCap, maxHistoryDays);
+        }
+
+        public LogSettings withMaxFileSize(long v) {
+            return new LogSettings(dir, config, v, totalSizeCap, maxHistoryDays);
+        }
+
+        public LogSettings withTotalSizeCap(long v) {
+            return new LogSettings(dir, config, maxFileSize, v, maxHistoryDays);
+        }
+
+        public LogSettings withMaxHistoryDays(int v) {
+            return new LogSettings(dir, config, maxFileSize, totalSizeCap, v);
         }
 
         public static LogSettings defaults() {
@@ -176,9 +198,9 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
     public static final int NO_HTTP = -1;
 
     /**
-     * The configuration in effect, one {@code key=value} per entry in the file's keys, for the log
-     * and the status page. Nothing here is secret today; keys that will be (passwords, private
-     * keys) are listed in {@link #SECRET_KEYS} and shown redacted.
+     * The configuration in effect, one entry per key a file may set, for the log and the status
+     * page. No key holds a secret yet; the keys that will (issue 23) must be left out or redacted
+     * here.
      */
     public java.util.SortedMap<String, String> effective() {
         java.util.SortedMap<String, String> m = new java.util.TreeMap<>();
@@ -218,12 +240,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("logMaxFileSize", Long.toString(log.maxFileSize()));
         m.put("logTotalSizeCap", Long.toString(log.totalSizeCap()));
         m.put("logMaxHistoryDays", Integer.toString(log.maxHistoryDays()));
-        m.replaceAll((k, v) -> SECRET_KEYS.contains(k) && !v.isEmpty() ? "<redacted>" : v);
         return m;
     }
-
-    /** Keys whose values are never logged or shown (none are settable yet; issue 23 adds them). */
-    public static final Set<String> SECRET_KEYS = Set.of("tlsKeyPassword", "password");
 
     public static ServerConfig defaults() {
         return new Builder().build();
@@ -392,16 +410,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "httpPort" -> httpPort(Integer.parseInt(v));
                 case "slowRequestMillis" -> slowRequest(Duration.ofMillis(Long.parseLong(v)));
                 case "metricsMaxTables" -> metricsMaxTables(Integer.parseInt(v));
-                case "logDir" -> log(new LogSettings(Path.of(v), log.config(), log.maxFileSize(), log.totalSizeCap(),
-                        log.maxHistoryDays()));
-                case "logConfig" -> log(new LogSettings(log.dir(), Path.of(v), log.maxFileSize(), log.totalSizeCap(),
-                        log.maxHistoryDays()));
-                case "logMaxFileSize" -> log(new LogSettings(log.dir(), log.config(), Long.parseLong(v),
-                        Math.max(log.totalSizeCap(), Long.parseLong(v)), log.maxHistoryDays()));
-                case "logTotalSizeCap" -> log(new LogSettings(log.dir(), log.config(), log.maxFileSize(),
-                        Long.parseLong(v), log.maxHistoryDays()));
-                case "logMaxHistoryDays" -> log(new LogSettings(log.dir(), log.config(), log.maxFileSize(),
-                        log.totalSizeCap(), Integer.parseInt(v)));
+                case "logDir" -> log(log.withDir(Path.of(v)));
+                case "logConfig" -> log(log.withConfig(Path.of(v)));
+                case "logMaxFileSize" -> log(log.withMaxFileSize(Long.parseLong(v)));
+                case "logTotalSizeCap" -> log(log.withTotalSizeCap(Long.parseLong(v)));
+                case "logMaxHistoryDays" -> log(log.withMaxHistoryDays(Integer.parseInt(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }

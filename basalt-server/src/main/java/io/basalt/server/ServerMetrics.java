@@ -222,24 +222,24 @@ public final class ServerMetrics {
             }
             return m;
         };
-        counter("basalt_flushes_total", "Memtables written to SSTables", () -> s.get().flushes());
-        counter("basalt_flushed_bytes_total", "Bytes of SSTables written by flushes", () -> s.get().flushedBytes());
-        counter("basalt_flush_seconds_total", "Time spent flushing", () -> s.get().flushNanos() / 1e9);
-        counter("basalt_compactions_total", "Compactions finished", () -> s.get().compactions());
-        gauge("basalt_compactions_running", "Compactions under way", () -> s.get().compactionsRunning());
-        counter("basalt_compaction_seconds_total", "Time spent compacting", () -> s.get().compactionNanos() / 1e9);
+        counter("basalt_flushes_total", "Memtables written to SSTables", () -> s.get().background().flushes());
+        counter("basalt_flushed_bytes_total", "Bytes of SSTables written by flushes", () -> s.get().background().flushedBytes());
+        counter("basalt_flush_seconds_total", "Time spent flushing", () -> s.get().background().flushNanos() / 1e9);
+        counter("basalt_compactions_total", "Compactions finished", () -> s.get().background().compactions());
+        gauge("basalt_compactions_running", "Compactions under way", () -> s.get().background().compactionsRunning());
+        counter("basalt_compaction_seconds_total", "Time spent compacting", () -> s.get().background().compactionNanos() / 1e9);
         counter("basalt_compaction_read_bytes_total", "Bytes of SSTables compactions read",
-                () -> s.get().compactionReadBytes());
+                () -> s.get().background().compactionReadBytes());
         counter("basalt_compaction_written_bytes_total", "Bytes of SSTables compactions wrote",
-                () -> s.get().compactionWrittenBytes());
+                () -> s.get().background().compactedBytes());
         counter("basalt_wal_syncs_total", "Forces of the write-ahead log to the disk", () -> s.get().walSyncs());
         counter("basalt_wal_batches_total", "Batches of records written to the write-ahead log",
                 () -> s.get().walBatches());
         counter("basalt_wal_bytes_total", "Bytes written to the write-ahead log", () -> s.get().walBytes());
         counter("basalt_write_stalls_total", "Times writers waited for room (too many files or memtables)",
-                () -> s.get().stalls());
+                () -> s.get().background().stalls());
         counter("basalt_write_stall_seconds_total", "Time writers spent in stalls that ended",
-                () -> s.get().stallNanos() / 1e9);
+                () -> s.get().background().stallNanos() / 1e9);
         gauge("basalt_memtable_bytes", "Bytes held by memtables, frozen ones included", () -> s.get().memtableBytes());
         counter("basalt_block_cache_hits_total", "Data blocks found in the block cache", () -> s.get().blockCacheHits());
         counter("basalt_block_cache_misses_total", "Data blocks read from a file", () -> s.get().blockCacheMisses());

@@ -24,6 +24,34 @@ class ServerConfigTest {
     }
 
     @Test
+    void theConfigurationInEffectNamesEveryKeyAFileMaySet() {
+        assertThat(ServerConfig.defaults().effective().keySet()).isEqualTo(new java.util.TreeSet<>(ServerConfig.KEYS));
+    }
+
+    @Test
+    void operationsKeysReachTheConfigurationInAnyOrder() throws IOException {
+        ServerConfig c = load("""
+                httpPort = -1
+                slowRequestMillis = 250
+                metricsMaxTables = 3
+                logDir = /var/log/basalt
+                logMaxFileSize = 2147483648
+                logTotalSizeCap = 4294967296
+                logMaxHistoryDays = 7
+                """);
+        assertThat(c.httpPort()).isEqualTo(ServerConfig.NO_HTTP);
+        assertThat(c.slowRequest()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.metricsMaxTables()).isEqualTo(3);
+        assertThat(c.log()).isEqualTo(new ServerConfig.LogSettings(Path.of("/var/log/basalt"), null, 2L << 30, 4L << 30,
+                7));
+        assertThat(c.effective()).containsEntry("logDir", "/var/log/basalt").containsEntry("httpPort", "-1");
+        // a file size past the default cap, alone, names both keys
+        assertThatThrownBy(() -> load("logMaxFileSize = 2147483648\n")).hasMessageContaining("basalt.properties")
+                .hasMessageContaining("logTotalSizeCap 1073741824 is below logMaxFileSize 2147483648");
+        assertThatThrownBy(() -> load("logMaxHistoryDays = 0\n")).hasMessageContaining("logMaxHistoryDays");
+    }
+
+    @Test
     void storeKeysReachTheStoreOptions() throws IOException {
         ServerConfig c = load("""
                 durability = async
