@@ -135,6 +135,16 @@ public interface Admin {
     CompletableFuture<Void> mergeRegions(String table, String firstRegion, String secondRegion);
 
     /**
+     * The store now: its memory, files, background work and each region's size and request counts
+     * (the shell's {@code status}). An embedded store and a single server have one; a cluster
+     * fails with {@link IllegalArgumentException} and has {@link #clusterStatus()} instead.
+     */
+    default CompletableFuture<ServerStatus> serverStatus() {
+        return CompletableFuture.failedFuture(new IllegalArgumentException(
+                "a cluster has no single store to describe; its status is clusterStatus()"));
+    }
+
+    /**
      * The cluster's nodes and regions, with each region's leader and replica lag. Only a cluster
      * has one; a single server or an embedded store fails with {@link IllegalArgumentException}.
      */

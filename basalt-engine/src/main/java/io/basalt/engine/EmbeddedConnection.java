@@ -7,6 +7,7 @@ import io.basalt.client.BufferedMutator;
 import io.basalt.client.Connection;
 import io.basalt.client.ConnectionTimer;
 import io.basalt.client.RegionInfo;
+import io.basalt.client.ServerStatus;
 import io.basalt.client.TableDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ final class EmbeddedConnection implements Connection {
     private final Store store;
     private final Admin admin = new EmbeddedAdmin();
     private final ConnectionTimer mutatorTimer;
+    private final long openedNanos = System.nanoTime();
 
     EmbeddedConnection(Store store) {
         this.store = store;
@@ -182,6 +184,12 @@ final class EmbeddedConnection implements Connection {
                 return CompletableFuture.allOf(t.regions().stream().map(r -> store.splitAsync(r, null))
                         .toArray(CompletableFuture[]::new));
             });
+        }
+
+        @Override
+        public CompletableFuture<ServerStatus> serverStatus() {
+            return call(() -> store.metrics().status("embedded " + store.directory(),
+                    java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openedNanos)));
         }
 
         @Override

@@ -73,6 +73,13 @@ final class Region {
     private volatile boolean retired;
     /** Held by whoever flushes this region, so flushes of one region run one at a time. */
     final Object flushLock = new Object();
+    /**
+     * Rows read from the region since it was opened (a get, or a row a scan returned), and
+     * mutations applied to it: what the status shows per region, as HBase's read and write request
+     * counts. Adders, so that concurrent readers and writers do not contend on one counter.
+     */
+    final java.util.concurrent.atomic.LongAdder readRequests = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder writeRequests = new java.util.concurrent.atomic.LongAdder();
     /** Held by whoever compacts this region. */
     final Object compactionLock = new Object();
     /** Flush attempts that failed in a row (flusher thread). */
@@ -161,6 +168,7 @@ final class Region {
 
     /** Applies one mutation; completes with {@code null}, or the new values of an increment. */
     CompletableFuture<Object> mutate(Mutation mutation) {
+        writeRequests.increment();
         return apply(mutation.row(), List.of(mutation), null, true);
     }
 
@@ -170,6 +178,7 @@ final class Region {
      * force.
      */
     List<CompletableFuture<Object>> mutateAll(List<? extends Mutation> mutations) {
+        writeRequests.add(mutations.size());
         if (mutations.size() > 1 && mutations.stream().allMatch(Put.class::isInstance)) {
             return putAll(mutations);
         }
@@ -298,6 +307,7 @@ final class Region {
 
     /** Applies the mutations when the condition holds; completes with whether they were. */
     CompletableFuture<Boolean> checkAndMutate(CheckAndMutate check) {
+        writeRequests.increment();
         return apply(check.row(), check.mutations(), check, true).thenApply(applied -> (Boolean) applied);
     }
 
@@ -693,7 +703,9 @@ final class Region {
      */
     Result get(Get get) {
         checkReadable();
-        return read(get, -1, 0); // which fails with RegionMovedException once the region was replaced
+        Result r = read(get, -1, 0); // which fails with RegionMovedException once the region was replaced
+        readRequests.increment();
+        return r;
     }
 
     /**

@@ -1152,22 +1152,17 @@ final class Store implements Closeable {
     /** What {@link StoreMetrics} says of this store now. */
     StoreMetrics metrics() {
         long memtables = 0;
-        List<StoreMetrics.Table> tableMetrics = new ArrayList<>();
+        List<io.basalt.client.ServerStatus.Table> tableMetrics = new ArrayList<>();
         for (TableRegions table : tables.values()) {
-            int files = 0;
-            long size = 0;
-            long memory = 0;
-            Region[] regions = table.regionArray();
-            for (Region region : regions) {
+            List<io.basalt.client.ServerStatus.Region> regions = new ArrayList<>();
+            for (Region region : table.regionArray()) {
                 RegionInfo info = region.info();
-                files += info.files();
-                size += info.sizeBytes();
-                memory += info.memtableBytes();
+                memtables += info.memtableBytes();
+                regions.add(new io.basalt.client.ServerStatus.Region(info, region.readRequests.sum(), region.writeRequests.sum()));
             }
-            memtables += memory;
-            tableMetrics.add(new StoreMetrics.Table(table.name(), table.disabled(), regions.length, files, size, memory));
+            tableMetrics.add(new io.basalt.client.ServerStatus.Table(table.name(), table.disabled(), regions));
         }
-        tableMetrics.sort(Comparator.comparing(StoreMetrics.Table::name));
+        tableMetrics.sort(Comparator.comparing(io.basalt.client.ServerStatus.Table::name));
         long waits = 0;
         long timeouts = 0;
         if (locks instanceof StripedRegionLocks striped) {

@@ -1,6 +1,7 @@
 package io.basalt.engine;
 
 import io.basalt.client.Connection;
+import io.basalt.client.ServerStatus;
 import java.util.List;
 import java.util.Objects;
 
@@ -25,12 +26,12 @@ import java.util.Objects;
  * @param lockWaits lock acquisitions that had to wait (table and row locks)
  * @param lockTimeouts lock waits that ran out of time
  * @param readOnlyReason why the store turned read-only, or {@code null} when it takes writes
- * @param tables each table's regions, files and sizes now
+ * @param tables each table's regions, with their files, sizes and request counts, sorted by name
  */
 public record StoreMetrics(EngineStatistics background, long walSyncs, long walBatches, long walBytes, long memtableBytes,
                            long blockCacheHits, long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes,
                            long blockCacheCapacity, long bufferChunksInUse, long bufferChunksMax, long lockWaits,
-                           long lockTimeouts, String readOnlyReason, List<Table> tables) {
+                           long lockTimeouts, String readOnlyReason, List<ServerStatus.Table> tables) {
 
     public StoreMetrics {
         Objects.requireNonNull(background, "background");
@@ -43,19 +44,13 @@ public record StoreMetrics(EngineStatistics background, long walSyncs, long walB
     }
 
     /**
-     * One table now.
-     *
-     * @param name the table's name
-     * @param disabled whether it refuses reads and writes
-     * @param regions its regions
-     * @param files its SSTables (a file two regions share after a split counts once per region)
-     * @param sizeBytes bytes of SSTable data in its regions' ranges
-     * @param memtableBytes bytes in its memtables
+     * What the shell's {@code status} shows of this store: {@code node} names it; connections and
+     * requests are -1 until a server fills them in ({@link ServerStatus#asServer}).
      */
-    public record Table(String name, boolean disabled, int regions, int files, long sizeBytes, long memtableBytes) {
-        public Table {
-            Objects.requireNonNull(name, "name");
-        }
+    public ServerStatus status(String node, long uptimeMillis) {
+        return new ServerStatus(node, uptimeMillis, -1, -1, readOnlyReason, memtableBytes, blockCacheBytes,
+                blockCacheCapacity, blockCacheHits, blockCacheMisses, background.flushes(), background.compactions(),
+                background.compactionsRunning(), walSyncs, walBytes, background.stalls(), tables);
     }
 
     /**

@@ -34,7 +34,10 @@ final class TableScanner implements AutoCloseable {
     private final ScanFilter filter;
     private int next;
     private RegionScanner current;
+    private Region currentRegion;
     private long rows;
+    /** Rows returned from {@link #currentRegion}, added to its read count when the scan leaves it. */
+    private long regionRows;
     private boolean closed;
 
     TableScanner(TableRegions table, Scan scan, ReadPoints.Registration registration, long now) {
@@ -108,18 +111,27 @@ final class TableScanner implements AutoCloseable {
                 Scan clipped = clip(part.region());
                 clipped.setLimit(scan.limit() > 0 ? scan.limit() - rows : 0);
                 current = part.region().scanner(clipped, part.view(), registration.point(), now, filter);
+                currentRegion = part.region();
             }
             Result r = current.next();
             if (r != null) {
                 if (!r.isPartial()) {
                     rows++;
+                    regionRows++;
                 }
                 return r;
             }
-            current.close();
-            current = null;
+            closeCurrent();
         }
         return null;
+    }
+
+    private void closeCurrent() {
+        currentRegion.readRequests.add(regionRows);
+        regionRows = 0;
+        current.close();
+        current = null;
+        currentRegion = null;
     }
 
     /** The scan within {@code region}: its bounds narrowed to the region's where the region's are tighter. */
@@ -150,8 +162,7 @@ final class TableScanner implements AutoCloseable {
         if (!closed) {
             closed = true;
             if (current != null) {
-                current.close(); // releases its part's view
-                current = null;
+                closeCurrent(); // releases its part's view
             }
             for (int i = next; i < parts.size(); i++) {
                 parts.get(i).view().release();

@@ -42,7 +42,9 @@ public enum OpCode {
     /** Whether a table is disabled. */
     IS_TABLE_DISABLED(44, true),
     /** A cluster's nodes and regions with their leaders (issue 19); a single server answers INVALID_ARGUMENT. */
-    CLUSTER_STATUS(41, true);
+    CLUSTER_STATUS(41, true),
+    /** One store's memory, files, background work and regions with request counts (the shell's status); a cluster node answers INVALID_ARGUMENT. */
+    SERVER_STATUS(45, true);
 
     private static final OpCode[] BY_CODE = new OpCode[256];
 

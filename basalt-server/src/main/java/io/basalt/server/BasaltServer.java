@@ -67,6 +67,7 @@ public final class BasaltServer implements AutoCloseable {
     private final javax.management.ObjectName mbean;
     private volatile boolean shuttingDown;
     private boolean closed;
+    private final long startedNanos = System.nanoTime();
 
     private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
         this.config = config;
@@ -120,6 +121,11 @@ public final class BasaltServer implements AutoCloseable {
                 http == null ? "" : "; metrics and status on http://" + http.address().getHostString() + ":"
                         + http.address().getPort() + "/");
         LOG.info("Configuration in effect: {}", config.effective());
+    }
+
+    /** Time since the server started. */
+    public long uptimeMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     }
 
     /** The server's metrics. */

@@ -184,6 +184,14 @@ public final class EngineHandler implements RequestHandler {
                 Wire.end(body, "CLUSTER_STATUS");
                 run(c, id, op, () -> store.admin().clusterStatus(), Messages::writeClusterInfo);
             }
+            case SERVER_STATUS -> {
+                Wire.end(body, "SERVER_STATUS");
+                BasaltServer server = c.server();
+                String address = server.address().getHostString() + ":" + server.address().getPort();
+                run(c, id, op, () -> store.admin().serverStatus().thenApply(s -> s.asServer(address,
+                        server.uptimeMillis(), server.connections(), server.metrics().requestsAnswered())),
+                        Messages::writeServerStatus);
+            }
             case LIST_REGIONS -> {
                 String name = name(body, op);
                 run(c, id, op, () -> store.admin().listRegions(name), Messages::writeRegions);

@@ -2,6 +2,8 @@ package io.basalt.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.basalt.bytes.Bytes;
+import io.basalt.client.ServerStatus;
 import io.basalt.engine.StoreMetrics;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import java.io.ByteArrayOutputStream;
@@ -206,14 +208,30 @@ final class HttpEndpoint implements AutoCloseable {
             j.field("stalls", m.background().stalls());
             j.close();
             j.key("tables").array();
-            for (StoreMetrics.Table t : m.tables()) {
+            for (ServerStatus.Table t : m.tables()) {
                 j.open();
                 j.field("name", t.name());
                 j.field("disabled", t.disabled() ? "yes" : "no");
-                j.field("regions", t.regions());
+                j.field("regions", t.regions().size());
                 j.field("files", t.files());
                 j.field("sizeBytes", t.sizeBytes());
                 j.field("memtableBytes", t.memtableBytes());
+                j.field("readRequests", t.readRequests());
+                j.field("writeRequests", t.writeRequests());
+                j.key("regionList").array();
+                for (ServerStatus.Region r : t.regions()) {
+                    j.open();
+                    j.field("name", r.info().name());
+                    j.field("start", Bytes.toStringBinary(r.info().start()));
+                    j.field("end", Bytes.toStringBinary(r.info().end()));
+                    j.field("files", r.info().files());
+                    j.field("sizeBytes", r.info().sizeBytes());
+                    j.field("memtableBytes", r.info().memtableBytes());
+                    j.field("readRequests", r.readRequests());
+                    j.field("writeRequests", r.writeRequests());
+                    j.close();
+                }
+                j.endArray();
                 j.close();
             }
             j.endArray();

@@ -155,6 +155,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         finished(requestId, op, Status.OK);
     }
 
+    /** The server this connection is to. */
+    BasaltServer server() {
+        return server;
+    }
+
     /** Sends an error response for {@code failure}, choosing the status from its type. */
     public void fail(long requestId, OpCode op, Throwable failure) {
         Throwable t = unwrap(failure);

@@ -1,5 +1,6 @@
 package io.basalt.server;
 
+import io.basalt.client.ServerStatus;
 import io.basalt.engine.StoreMetrics;
 import io.basalt.protocol.OpCode;
 import io.basalt.protocol.Status;
@@ -256,10 +257,14 @@ public final class ServerMetrics {
         gauge("basalt_read_only", "1 when the store refuses writes until reopened (see the log for why)",
                 () -> s.get().readOnly() ? 1 : 0);
         gauge("basalt_tables", "Tables in the store", () -> s.get().tables().size());
-        tableGauge("basalt_table_regions", "Regions of a table", s, t -> t.regions());
+        tableGauge("basalt_table_regions", "Regions of a table", s, t -> t.regions().size());
         tableGauge("basalt_table_files", "SSTables of a table", s, t -> t.files());
         tableGauge("basalt_table_size_bytes", "Bytes of SSTable data of a table", s, t -> t.sizeBytes());
         tableGauge("basalt_table_memtable_bytes", "Bytes in a table's memtables", s, t -> t.memtableBytes());
+        tableCounter("basalt_table_read_requests_total", "Rows read from a table's regions (gets, rows scans returned)",
+                s, t -> t.readRequests());
+        tableCounter("basalt_table_write_requests_total", "Mutations applied to a table's regions", s,
+                t -> t.writeRequests());
     }
 
     private void counter(String name, String help, java.util.function.DoubleSupplier value) {
@@ -277,20 +282,36 @@ public final class ServerMetrics {
      * others' values summed under {@link #OTHER_TABLES}.
      */
     private void tableGauge(String name, String help, Supplier<StoreMetrics> s,
-                            java.util.function.ToDoubleFunction<StoreMetrics.Table> value) {
-        GaugeWithCallback.builder().name(name).help(help).labelNames("table").callback(cb -> {
-            List<StoreMetrics.Table> tables = s.get().tables();
-            double other = 0;
-            for (int i = 0; i < tables.size(); i++) {
-                if (i < maxTables) {
-                    cb.call(value.applyAsDouble(tables.get(i)), tables.get(i).name());
-                } else {
-                    other += value.applyAsDouble(tables.get(i));
-                }
+                            java.util.function.ToDoubleFunction<ServerStatus.Table> value) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("table")
+                .callback(cb -> perTable(s, value, cb::call)).register(registry);
+    }
+
+    /** A counter per table, bounded as {@link #tableGauge} is. */
+    private void tableCounter(String name, String help, Supplier<StoreMetrics> s,
+                              java.util.function.ToDoubleFunction<ServerStatus.Table> value) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("table")
+                .callback(cb -> perTable(s, value, cb::call)).register(registry);
+    }
+
+    /** A sample of one table's (or {@link #OTHER_TABLES}') value. */
+    private interface TableSample {
+        void call(double value, String... labels);
+    }
+
+    private void perTable(Supplier<StoreMetrics> s, java.util.function.ToDoubleFunction<ServerStatus.Table> value,
+                          TableSample sample) {
+        List<ServerStatus.Table> tables = s.get().tables();
+        double other = 0;
+        for (int i = 0; i < tables.size(); i++) {
+            if (i < maxTables) {
+                sample.call(value.applyAsDouble(tables.get(i)), tables.get(i).name());
+            } else {
+                other += value.applyAsDouble(tables.get(i));
             }
-            if (tables.size() > maxTables) {
-                cb.call(other, OTHER_TABLES);
-            }
-        }).register(registry);
+        }
+        if (tables.size() > maxTables) {
+            sample.call(other, OTHER_TABLES);
+        }
     }
 }

@@ -125,6 +125,8 @@ class ServerMetricsTest {
             assertThat(sample(m, "basalt_table_files{table=\"t\"}")).isEqualTo(1.0);
             assertThat(sample(m, "basalt_table_regions{table=\"_other\"}")).isEqualTo(1.0);
             assertThat(m).doesNotContain("table=\"u\"");
+            assertThat(sample(m, "basalt_table_read_requests_total{table=\"t\"}")).as("the gets of t").isEqualTo(5.0);
+            assertThat(sample(m, "basalt_table_write_requests_total{table=\"t\"}")).as("the puts").isEqualTo(13.0);
             assertThat(sample(m, "basalt_grouped_write_frames_total"))
                     .isGreaterThanOrEqualTo(sample(m, "basalt_grouped_write_batches_total")).isPositive();
 
@@ -136,7 +138,8 @@ class ServerMetricsTest {
 
             HttpResponse<String> status = get(server, "/api/status");
             assertThat(status.statusCode()).isEqualTo(200);
-            assertThat(status.body()).contains("\"name\":\"t\"", "\"files\":1", "\"httpPort\":\"0\"",
+            assertThat(status.body()).contains("\"name\":\"t\"", "\"files\":1", "\"readRequests\":5",
+                    "\"writeRequests\":13", "\"regionList\":[{\"name\":\"t,,", "\"httpPort\":\"0\"",
                     "\"address\":\"127.0.0.1:" + server.address().getPort() + "\"");
             assertThat(get(server, "/api/history").body()).startsWith("{\"points\":[{\"t\":");
             assertThat(get(server, "/").body()).contains("<title>Basalt server</title>", "/api/status");

@@ -5,6 +5,7 @@ import io.basalt.cell.Cell;
 import io.basalt.client.AsyncTable;
 import io.basalt.client.BasaltException;
 import io.basalt.client.ClusterInfo;
+import io.basalt.client.ServerStatus;
 import io.basalt.client.Compression;
 import io.basalt.client.Connection;
 import io.basalt.client.Delete;
@@ -129,7 +130,7 @@ public final class Shell {
                 case "flush" -> await(connection.admin().flush(name(command.args(), 0, "table")));
                 case "compact", "major_compact" -> await(connection.admin().compact(name(command.args(), 0, "table")));
                 case "list_regions" -> listRegions(name(command.args(), 0, "table"));
-                case "status" -> status();
+                case "status" -> status(command.args());
                 case "locate_region" -> locateRegion(command.args());
                 case "split" -> split(command.args());
                 case "merge_region" -> mergeRegion(command.args());
@@ -222,7 +223,8 @@ public final class Shell {
                   count 't'                                   count rows (of a table, or of one region by name)
                   flush 't' / compact 't'                     write memory to disk / merge files (a table, or one region by name)
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
-                  status                                      a cluster's nodes and regions: leaders, replicas, lag
+                  status [, 'detailed']                       the store: memory, files, requests (detailed: each region);
+                                                               a cluster's nodes and regions: leaders, replicas, lag
                   locate_region 't', 'row'                    the region holding a row
                   split 't' [, 'row']                         split the region holding row at row (or every region at its middle)
                   merge_region 'region1', 'region2'           merge two neighbouring regions (names from list_regions)
@@ -763,8 +765,94 @@ public final class Shell {
         out.println(regions.size() + " row(s)");
     }
 
-    /** {@code status}: a cluster's nodes (state, regions led and held) and its regions. */
-    private void status() {
+    /**
+     * {@code status [, 'simple' | 'summary' | 'detailed']}: the store behind the connection (its
+     * node, memory, files, background work and requests; {@code detailed} adds each region), or a
+     * cluster's nodes and regions.
+     */
+    private void status(List<Object> args) {
+        String format = args.isEmpty() ? "simple" : name(args, 0, "format");
+        boolean detailed = switch (format) {
+            case "simple", "summary" -> false;
+            case "detailed" -> true;
+            default -> throw new UsageError("status takes 'simple', 'summary' or 'detailed', not '" + format + "'");
+        };
+        if (args.size() > 1) {
+            throw new UsageError("status takes at most one argument, the format");
+        }
+        ServerStatus store;
+        try {
+            store = await(connection.admin().serverStatus());
+        } catch (IllegalArgumentException notOneStore) { // a cluster
+            clusterStatus();
+            return;
+        }
+        storeStatus(store, detailed);
+    }
+
+    private void storeStatus(ServerStatus s, boolean detailed) {
+        boolean embedded = s.connections() < 0;
+        out.printf(Locale.ROOT, "%s, %s %s%s%n", embedded ? s.node() : "server " + s.node(),
+                embedded ? "open for" : "up", duration(s.uptimeMillis()),
+                embedded ? "" : ", " + s.connections() + " connection(s), " + s.requests() + " request(s) answered");
+        if (s.readOnlyReason() != null) {
+            out.println("READ-ONLY until reopened: " + s.readOnlyReason());
+        }
+        out.printf(Locale.ROOT, "%d table(s), %d region(s), %d file(s), %s on disk, %s in memtables%n",
+                s.tables().size(), s.regions(), s.files(), bytes(s.sizeBytes()), bytes(s.memtableBytes()));
+        long lookups = s.blockCacheHits() + s.blockCacheMisses();
+        out.printf(Locale.ROOT, "block cache %s of %s, %s%n", bytes(s.blockCacheBytes()), bytes(s.blockCacheCapacity()),
+                lookups == 0 ? "no lookups yet" : String.format(Locale.ROOT, "%.1f%% of %d lookups hit",
+                        100.0 * s.blockCacheHits() / lookups, lookups));
+        out.printf(Locale.ROOT, "%d row(s) read, %d mutation(s) applied; %d flush(es), %d compaction(s) (%d running),"
+                + " %d write stall(s)%n", s.readRequests(), s.writeRequests(), s.flushes(), s.compactions(),
+                s.compactionsRunning(), s.stalls());
+        if (!detailed) {
+            return;
+        }
+        out.printf(Locale.ROOT, "write-ahead log: %d sync(s), %s written%n", s.walSyncs(), bytes(s.walBytes()));
+        List<String[]> lines = new ArrayList<>();
+        for (ServerStatus.Table t : s.tables()) {
+            for (ServerStatus.Region r : t.regions()) {
+                RegionInfo info = r.info();
+                lines.add(new String[] {info.name() + (t.disabled() ? " (disabled)" : ""),
+                    Bytes.toStringBinary(info.start()), Bytes.toStringBinary(info.end()), Long.toString(info.sizeBytes()),
+                    Integer.toString(info.files()), Long.toString(info.memtableBytes()),
+                    Long.toString(r.readRequests()), Long.toString(r.writeRequests())});
+            }
+        }
+        table(new String[] {"REGION_NAME", "START_KEY", "END_KEY", "SIZE", "FILES", "MEMTABLE", "READS", "WRITES"},
+                lines);
+        out.println(s.regions() + " region(s)");
+    }
+
+    /** {@code 1h 02m 03s}, {@code 4m 05s}, {@code 6s}. */
+    static String duration(long millis) {
+        long seconds = millis / 1000;
+        long h = seconds / 3600;
+        long m = seconds / 60 % 60;
+        long sec = seconds % 60;
+        return h > 0 ? String.format(Locale.ROOT, "%dh %02dm %02ds", h, m, sec)
+                : m > 0 ? String.format(Locale.ROOT, "%dm %02ds", m, sec) : sec + "s";
+    }
+
+    /** {@code 512 B}, {@code 1.5 KiB}, {@code 20.0 MiB}... */
+    static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        double v = n;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+
+    /** A cluster's nodes (state, regions led and held) and its regions. */
+    private void clusterStatus() {
         ClusterInfo info = await(connection.admin().clusterStatus());
         List<String[]> nodes = new ArrayList<>();
         for (ClusterInfo.Node n : info.nodes()) {

@@ -224,10 +224,41 @@ class ShellTest {
         assertThat(shell.run("put 't', 'r")).isEqualTo(Shell.Outcome.ERROR);
     }
 
+    /**
+     * Issue 22: {@code status} of an embedded store says what it holds and what was asked of it;
+     * {@code 'detailed'} splits that per region (a get and each row a scan returns is a read, each
+     * mutation a write).
+     */
     @Test
-    void statusOfAStoreThatIsNoClusterSaysSo() {
-        assertThat(shell.run("status")).isEqualTo(Shell.Outcome.ERROR);
-        assertThat(run("status")).contains("ERROR: not a cluster");
+    void statusShowsTheStoreAndDetailedEachRegion() {
+        run("create 't', 'f', SPLITS => ['m']; create 'u', 'f'");
+        run("put 't', 'a', 'f:q', '1'; put 't', 'b', 'f:q', '2'; put 't', 'x', 'f:q', '3'");
+        run("get 't', 'a'; scan 't'; flush 't'");
+
+        String simple = run("status");
+        assertThat(simple).doesNotContain("ERROR").contains("embedded " + dir + ", open for ")
+                .contains("2 table(s), 3 region(s), 2 file(s), ").contains("block cache 0 B of 256.0 MiB, no lookups yet")
+                .contains("4 row(s) read, 3 mutation(s) applied; 2 flush(es), 0 compaction(s) (0 running), 0 write stall(s)")
+                .doesNotContain("REGION_NAME");
+        assertThat(withoutTimes(run("status 'summary'"))).isEqualTo(withoutTimes(simple));
+
+        String detailed = run("status 'detailed'");
+        assertThat(detailed).contains("write-ahead log: ").contains("REGION_NAME | START_KEY | END_KEY | SIZE | FILES"
+                + " | MEMTABLE | READS | WRITES").contains("3 region(s)");
+        assertThat(detailed.lines().filter(l -> l.startsWith(" t,,")).findFirst().orElseThrow())
+                .matches(" t,,\\d+ +\\|  +\\| m +\\| [1-9]\\d* +\\| 1 +\\| 0 +\\| 3 +\\| 2");
+        assertThat(detailed.lines().filter(l -> l.startsWith(" t,m,")).findFirst().orElseThrow())
+                .matches(" t,m,\\d+ +\\| m +\\|  +\\| [1-9]\\d* +\\| 1 +\\| 0 +\\| 1 +\\| 1");
+        assertThat(detailed.lines().filter(l -> l.startsWith(" u,,")).findFirst().orElseThrow())
+                .matches(" u,,\\d+ +\\|  +\\|  +\\| 0 +\\| 0 +\\| 0 +\\| 0 +\\| 0");
+
+        assertThat(shell.run("status 'loud'")).isEqualTo(Shell.Outcome.ERROR);
+        assertThat(run("status 'loud'")).contains("status takes 'simple', 'summary' or 'detailed', not 'loud'");
+    }
+
+    /** The output without its uptime and the time the command took. */
+    private static String withoutTimes(String output) {
+        return output.replaceAll("open for [^,\\n]+", "open for T").replaceAll("Took [0-9.]+ seconds", "Took T");
     }
 
     @Test

@@ -20,6 +20,7 @@ import io.basalt.client.Query;
 import io.basalt.client.Result;
 import io.basalt.client.Scan;
 import io.basalt.client.RegionInfo;
+import io.basalt.client.ServerStatus;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.TimeRange;
 import io.basalt.protocol.MalformedFrameException;
@@ -670,6 +671,73 @@ public final class Messages {
             rs.add(new ClusterInfo.Region(table, id, start, end, leader, xs));
         }
         return new ClusterInfo(ns, rs);
+    }
+
+    // ------------------------------------------------------------------ server status
+
+    public static void writeServerStatus(ByteBuf buf, ServerStatus status) {
+        Wire.writeString(buf, status.node());
+        Wire.writeVarlong(buf, status.uptimeMillis());
+        Wire.writeVarlong(buf, status.connections() + 1L); // -1 (embedded) as 0
+        Wire.writeVarlong(buf, status.requests() + 1);
+        Wire.writeBoolean(buf, status.readOnlyReason() != null);
+        if (status.readOnlyReason() != null) {
+            Wire.writeString(buf, status.readOnlyReason());
+        }
+        for (long v : new long[] {status.memtableBytes(), status.blockCacheBytes(), status.blockCacheCapacity(),
+            status.blockCacheHits(), status.blockCacheMisses(), status.flushes(), status.compactions(),
+            status.compactionsRunning(), status.walSyncs(), status.walBytes(), status.stalls()}) {
+            Wire.writeVarlong(buf, v);
+        }
+        Wire.writeVarint(buf, status.tables().size());
+        for (ServerStatus.Table t : status.tables()) {
+            Wire.writeString(buf, t.name());
+            Wire.writeBoolean(buf, t.disabled());
+            Wire.writeVarint(buf, t.regions().size());
+            for (ServerStatus.Region r : t.regions()) {
+                writeRegion(buf, r.info());
+                Wire.writeVarlong(buf, r.readRequests());
+                Wire.writeVarlong(buf, r.writeRequests());
+            }
+        }
+    }
+
+    public static ServerStatus readServerStatus(ByteBuf buf) {
+        String node = Wire.readString(buf, "node");
+        long uptime = Wire.readVarlong(buf, "uptime");
+        long connections = Wire.readVarlong(buf, "connections") - 1;
+        if (connections < -1 || connections > Integer.MAX_VALUE) {
+            throw new MalformedFrameException("connections " + connections + " is out of range");
+        }
+        long requests = Wire.readVarlong(buf, "requests") - 1;
+        String readOnly = Wire.readBoolean(buf, "read-only") ? Wire.readString(buf, "read-only reason") : null;
+        String[] names = {"memtable bytes", "block cache bytes", "block cache capacity", "block cache hits",
+            "block cache misses", "flushes", "compactions", "compactions running", "wal syncs", "wal bytes", "stalls"};
+        long[] v = new long[names.length];
+        for (int i = 0; i < names.length; i++) {
+            v[i] = Wire.readVarlong(buf, names[i]);
+        }
+        int tables = Wire.readVarint(buf, "table count");
+        if (tables > buf.readableBytes()) {
+            throw new MalformedFrameException(tables + " tables cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<ServerStatus.Table> ts = new ArrayList<>(tables);
+        for (int i = 0; i < tables; i++) {
+            String name = Wire.readString(buf, "table name");
+            boolean disabled = Wire.readBoolean(buf, "table disabled");
+            int regions = Wire.readVarint(buf, "region count");
+            if (regions > buf.readableBytes()) {
+                throw new MalformedFrameException(regions + " regions cannot fit in " + buf.readableBytes() + " bytes");
+            }
+            List<ServerStatus.Region> rs = new ArrayList<>(regions);
+            for (int j = 0; j < regions; j++) {
+                rs.add(new ServerStatus.Region(readRegion(buf), Wire.readVarlong(buf, "region reads"),
+                        Wire.readVarlong(buf, "region writes")));
+            }
+            ts.add(new ServerStatus.Table(name, disabled, rs));
+        }
+        return new ServerStatus(node, uptime, (int) connections, requests, readOnly, v[0], v[1], v[2], v[3], v[4], v[5],
+                v[6], v[7], v[8], v[9], v[10], ts);
     }
 
     // ------------------------------------------------------------------ errors

@@ -96,6 +96,11 @@ final class RemoteAdmin implements Admin {
     }
 
     @Override
+    public CompletableFuture<io.basalt.client.ServerStatus> serverStatus() {
+        return rpc.call(OpCode.SERVER_STATUS, "SERVER_STATUS", _ -> { }, Messages::readServerStatus);
+    }
+
+    @Override
     public CompletableFuture<ClusterInfo> clusterStatus() {
         return rpc.call(OpCode.CLUSTER_STATUS, "CLUSTER_STATUS", _ -> { }, Messages::readClusterInfo);
     }

@@ -656,15 +656,36 @@ class MessagesTest {
                 List.of(new io.basalt.client.ClusterInfo.Region("t", 7, "", "g", 1,
                         List.of(new io.basalt.client.ClusterInfo.Replica(1, "leader", 0),
                                 new io.basalt.client.ClusterInfo.Replica(2, "unreachable", -1)))));
-        io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer();
-        Messages.writeClusterInfo(buf, info);
+        assertRoundTripsAndEveryCutIsRefused(info, Messages::writeClusterInfo, Messages::readClusterInfo);
+    }
+
+    /** {@code value} written and read back is equal; read from any prefix of its bytes it is malformed. */
+    private static <T> void assertRoundTripsAndEveryCutIsRefused(T value, java.util.function.BiConsumer<ByteBuf, T> write,
+                                                                 java.util.function.Function<ByteBuf, T> read) {
+        ByteBuf buf = Unpooled.buffer();
+        write.accept(buf, value);
         byte[] bytes = new byte[buf.readableBytes()];
         buf.readBytes(bytes);
-        assertThat(Messages.readClusterInfo(io.netty.buffer.Unpooled.wrappedBuffer(bytes))).isEqualTo(info);
+        assertThat(read.apply(Unpooled.wrappedBuffer(bytes))).isEqualTo(value);
         for (int cut = 0; cut < bytes.length; cut++) {
-            io.netty.buffer.ByteBuf part = io.netty.buffer.Unpooled.wrappedBuffer(java.util.Arrays.copyOf(bytes, cut));
-            assertThatThrownBy(() -> Messages.readClusterInfo(part)).as("cut at %s", cut)
-                    .isInstanceOf(MalformedFrameException.class);
+            ByteBuf part = Unpooled.wrappedBuffer(java.util.Arrays.copyOf(bytes, cut));
+            assertThatThrownBy(() -> read.apply(part)).as("cut at %s", cut).isInstanceOf(MalformedFrameException.class);
+        }
+    }
+
+    @Test
+    void serverStatusRoundTripsAndATruncatedOneIsRefused() {
+        io.basalt.client.RegionInfo a = new io.basalt.client.RegionInfo("t", 1, new byte[0], new byte[] {'m'}, 100, 2, 30);
+        io.basalt.client.RegionInfo b = new io.basalt.client.RegionInfo("t", 2, new byte[] {'m'}, new byte[0], 0, 0, 0);
+        for (io.basalt.client.ServerStatus status : List.of(
+                new io.basalt.client.ServerStatus("127.0.0.1:16020", 5_000, 3, 1_000_000, null, 30, 4096, 1 << 20, 7, 3,
+                        2, 1, 0, 9, 12_345, 0, List.of(new io.basalt.client.ServerStatus.Table("t", false, List.of(
+                                new io.basalt.client.ServerStatus.Region(a, 40, 12),
+                                new io.basalt.client.ServerStatus.Region(b, 0, 0))),
+                        new io.basalt.client.ServerStatus.Table("u", true, List.of()))),
+                new io.basalt.client.ServerStatus("embedded /d", 1, -1, -1, "log failed", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                        Long.MAX_VALUE - 1, List.of()))) {
+            assertRoundTripsAndEveryCutIsRefused(status, Messages::writeServerStatus, Messages::readServerStatus);
         }
     }
 }
