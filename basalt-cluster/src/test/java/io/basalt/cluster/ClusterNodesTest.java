@@ -100,7 +100,7 @@ class ClusterNodesTest {
                 });
                 // one store's status is not a cluster's: the shell's status falls back to clusterStatus on this
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.admin().serverStatus().get(30, TimeUnit.SECONDS))
-                        .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clusterStatus()");
+                        .rootCause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clusterStatus()");
                 assertThat(c.admin().listTables().get(30, TimeUnit.SECONDS)).extracting(TableDescriptor::name)
                         .containsExactly("t");
 

@@ -783,7 +783,11 @@ public final class Shell {
         ServerStatus store;
         try {
             store = await(connection.admin().serverStatus());
-        } catch (IllegalArgumentException notOneStore) { // a cluster
+        } catch (RuntimeException e) {
+            // a cluster has no one store: refused as an invalid argument (over the network, as its cause)
+            if (!(e instanceof IllegalArgumentException || e.getCause() instanceof IllegalArgumentException)) {
+                throw e;
+            }
             clusterStatus();
             return;
         }

@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.basalt.client.Basalt;
 import io.basalt.client.Connection;
+import io.basalt.client.StoreOptions;
+import io.basalt.cluster.BasaltNode;
+import io.basalt.cluster.ClusterPeer;
+import io.basalt.cluster.FreePorts;
+import io.basalt.cluster.RaftTuning;
 import io.basalt.server.BasaltServer;
 import io.basalt.server.ServerConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +52,25 @@ class ShellOverServerTest {
                     .contains("write-ahead log: ");
             assertThat(out.lines().filter(l -> l.startsWith(" t,,")).findFirst().orElseThrow())
                     .matches(" t,,\\d+ +\\|  +\\|  +\\| [1-9]\\d* +\\| 1 +\\| 0 +\\| 1 +\\| 1");
+        }
+    }
+
+    /** Over a cluster node, {@code status} shows the cluster's nodes and regions, not one store. */
+    @Test
+    void statusOfAClusterShowsItsNodes() throws Exception {
+        ClusterPeer peer = new ClusterPeer(1, "127.0.0.1", FreePorts.take(), FreePorts.take());
+        try (BasaltNode node = BasaltNode.start(new BasaltNode.Config(1, List.of(peer), dir.resolve("node1"), 1,
+                RaftTuning.defaults(), StoreOptions.defaults(), ServerConfig.defaults()));
+             Connection client = Basalt.connect("basalt://" + peer.clientAddress())) {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            Shell shell = new Shell(client, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            assertThat(shell.run("create 't', 'f'")).isEqualTo(Shell.Outcome.OK);
+            bytes.reset();
+            assertThat(shell.run("status 'detailed'")).isEqualTo(Shell.Outcome.OK);
+            String out = bytes.toString(StandardCharsets.UTF_8);
+            assertThat(node.id()).isEqualTo(1);
+            assertThat(out).contains("NODE | ADDRESS", " 1    | " + peer.clientAddress(), "1 node(s)",
+                    "REGION_NAME | START_KEY | END_KEY | LEADER | REPLICAS", "1 region(s)").doesNotContain("ERROR");
         }
     }
 }
