@@ -137,11 +137,13 @@ public interface Admin {
     /**
      * The store now: its memory, files, background work and each region's size and request counts
      * (the shell's {@code status}). An embedded store and a single server have one; a cluster
-     * fails with {@link IllegalArgumentException} and has {@link #clusterStatus()} instead.
+     * node's is the region replicas it holds (ask it over the network), and the cluster as a whole
+     * is {@link #clusterStatus()}. A cluster's own connection fails with
+     * {@link IllegalArgumentException}.
      */
     default CompletableFuture<ServerStatus> serverStatus() {
         return CompletableFuture.failedFuture(new IllegalArgumentException(
-                "a cluster has no single store to describe; its status is clusterStatus()"));
+                "a cluster has no single store to describe; its status is clusterStatus(), a node's is its server's"));
     }
 
     /**

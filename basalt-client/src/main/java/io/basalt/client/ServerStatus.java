@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * One store now, as the shell's {@code status} shows it: the node, its memory, its background
  * work, and its tables and regions with their sizes and request counts. An embedded store and a
- * single server have one; a cluster shows {@link ClusterInfo} instead.
+ * single server have one; a cluster node's is the region replicas it holds, and the cluster as a
+ * whole is {@link ClusterInfo}.
  *
  * @param node {@code host:port} of a server, or {@code embedded DIR}
  * @param uptimeMillis time since the server started or the store was opened
@@ -36,9 +37,9 @@ public record ServerStatus(String node, long uptimeMillis, int connections, long
         tables = List.copyOf(tables);
     }
 
-    /** The same store seen through a server: its address, its uptime, connections and requests. */
-    public ServerStatus asServer(String address, long serverUptimeMillis, int openConnections, long answered) {
-        return new ServerStatus(address, serverUptimeMillis, openConnections, answered, readOnlyReason, memtableBytes,
+    /** The same store seen through a server, with its connections and the requests it answered. */
+    public ServerStatus withServer(int openConnections, long answered) {
+        return new ServerStatus(node, uptimeMillis, openConnections, answered, readOnlyReason, memtableBytes,
                 blockCacheBytes, blockCacheCapacity, blockCacheHits, blockCacheMisses, flushes, compactions,
                 compactionsRunning, walSyncs, walBytes, stalls, tables);
     }

@@ -94,12 +94,49 @@ public final class BasaltNode implements AutoCloseable {
             cluster.forwardWith(this::members);
             this.connection = new ClusterConnection(this);
             ServerConfig serverConfig = config.server().toBuilder().host(self.host()).port(self.clientPort()).build();
-            this.server = BasaltServer.start(serverConfig, c -> EngineHandler.over(connection, c));
+            this.server = BasaltServer.start(serverConfig, c -> EngineHandler.over(connection, c, this::storeMetrics));
         } catch (IOException | InterruptedException | RuntimeException e) {
             cluster.close();
             throw e;
         }
         this.keeper = Thread.ofPlatform().name("basalt-keeper-n" + config.nodeId()).daemon().start(this::keep);
+    }
+
+    /**
+     * This node's store metrics: the region replicas it holds, each a store of its own, summed;
+     * each region named with the cluster's region id when this node's router knows it.
+     */
+    io.basalt.engine.StoreMetrics storeMetrics() {
+        List<io.basalt.engine.StoreMetrics> replicas = new ArrayList<>();
+        List<RaftGroupId> groups;
+        try {
+            groups = cluster.groups();
+        } catch (IOException e) {
+            groups = List.of(); // closing
+        }
+        for (RaftGroupId group : groups) {
+            MetaState.Region known = router.byGroup.get(group);
+            cluster.replicaMetrics(group).ifPresent(m -> replicas.add(known == null ? m : relabel(m, known)));
+        }
+        return io.basalt.engine.StoreMetrics.sum(replicas);
+    }
+
+    /**
+     * A replica's metrics with its one region named as the cluster's region (id and range) instead
+     * of as its store's (which may span the whole table: the replica holds only its range's rows).
+     */
+    private static io.basalt.engine.StoreMetrics relabel(io.basalt.engine.StoreMetrics m, MetaState.Region region) {
+        List<io.basalt.client.ServerStatus.Table> tables = m.tables().stream()
+                .map(t -> new io.basalt.client.ServerStatus.Table(t.name(), t.disabled(), t.regions().stream()
+                        .map(r -> new io.basalt.client.ServerStatus.Region(new RegionInfo(r.info().table(),
+                                region.id(), region.start(), region.end(), r.info().sizeBytes(), r.info().files(),
+                                r.info().memtableBytes()), r.readRequests(), r.writeRequests()))
+                        .toList()))
+                .toList();
+        return new io.basalt.engine.StoreMetrics(m.background(), m.walSyncs(), m.walBatches(), m.walBytes(),
+                m.memtableBytes(), m.blockCacheHits(), m.blockCacheMisses(), m.blockCacheEvictions(), m.blockCacheBytes(),
+                m.blockCacheCapacity(), m.bufferChunksInUse(), m.bufferChunksMax(), m.lockWaits(), m.lockTimeouts(),
+                m.readOnlyReason(), tables);
     }
 
     /** Starts a node; it answers clients at once (requests wait for the metadata group as needed). */

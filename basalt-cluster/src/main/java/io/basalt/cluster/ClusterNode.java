@@ -240,6 +240,11 @@ public final class ClusterNode implements AutoCloseable {
         return replica(group).map(RegionStateMachine::dataBytes).orElse(0L);
     }
 
+    /** The store metrics of this node's replica of {@code group}, if it hosts an open one. */
+    Optional<io.basalt.engine.StoreMetrics> replicaMetrics(RaftGroupId group) {
+        return replica(group).map(RegionStateMachine::metrics);
+    }
+
     /** The split this node's replica of {@code group} applied, if it hosts one that split. */
     Optional<RegionCodec.SplitInfo> splitOf(RaftGroupId group) {
         return replica(group).map(RegionStateMachine::splitInfo);

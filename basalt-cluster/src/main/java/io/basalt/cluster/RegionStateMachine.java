@@ -339,6 +339,17 @@ public final class RegionStateMachine extends BaseStateMachine {
         return store == null ? 0 : store.dataBytes();
     }
 
+    /** The replica's store metrics, or {@code null} before it opened (or while a snapshot replaces it). */
+    io.basalt.engine.StoreMetrics metrics() {
+        swap.readLock().lock(); // as a query does: the store is not closed under the walk
+        try {
+            ReplicaStore store = replica;
+            return store == null ? null : store.metrics();
+        } finally {
+            swap.readLock().unlock();
+        }
+    }
+
     /** The split this replica applied, or {@code null} while the region is whole. */
     RegionCodec.SplitInfo splitInfo() {
         Split s = split;

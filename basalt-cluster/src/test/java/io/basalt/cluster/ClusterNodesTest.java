@@ -98,9 +98,14 @@ class ClusterNodesTest {
                     assertThat(r.leader()).isBetween(1, 3);
                     assertThat(r.replicas()).hasSize(3);
                 });
-                // one store's status is not a cluster's: the shell's status falls back to clusterStatus on this
-                org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.admin().serverStatus().get(30, TimeUnit.SECONDS))
-                        .rootCause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clusterStatus()");
+                // a node's own status: the replicas it holds (all three, at replication 3), named as the cluster's regions
+                io.basalt.client.ServerStatus node = c.admin().serverStatus().get(30, TimeUnit.SECONDS);
+                assertThat(node.node()).isEqualTo(nodes.get(1).clientAddress());
+                assertThat(node.tables()).singleElement().satisfies(t -> {
+                    assertThat(t.name()).isEqualTo("t");
+                    assertThat(t.regions()).extracting(r -> r.info().id())
+                            .containsExactlyElementsOf(regions.stream().map(RegionInfo::id).toList());
+                });
                 assertThat(c.admin().listTables().get(30, TimeUnit.SECONDS)).extracting(TableDescriptor::name)
                         .containsExactly("t");
 

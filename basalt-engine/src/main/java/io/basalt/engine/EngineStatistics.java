@@ -34,6 +34,15 @@ public record EngineStatistics(long compactionsRunning, long compactions, long l
         return storeOf(connection).statistics();
     }
 
+    /** Both stores' work together (the longest compaction is the longer of the two). */
+    public EngineStatistics plus(EngineStatistics o) {
+        return new EngineStatistics(compactionsRunning + o.compactionsRunning, compactions + o.compactions,
+                Math.max(longestCompactionNanos, o.longestCompactionNanos), compactionNanos + o.compactionNanos,
+                compactedBytes + o.compactedBytes, flushes + o.flushes, splits + o.splits, merges + o.merges,
+                compactionReadBytes + o.compactionReadBytes, flushedBytes + o.flushedBytes, flushNanos + o.flushNanos,
+                stalls + o.stalls, stallNanos + o.stallNanos);
+    }
+
     /** The store behind an embedded connection. */
     static Store storeOf(Connection connection) {
         if (connection instanceof EmbeddedConnection embedded) {

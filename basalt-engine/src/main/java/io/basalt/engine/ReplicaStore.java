@@ -168,6 +168,11 @@ public final class ReplicaStore implements AutoCloseable {
         return bytes;
     }
 
+    /** What the replica's store has done and holds (its table's one region, its files, its log). */
+    public StoreMetrics metrics() {
+        return store.metrics();
+    }
+
     /** Whether {@code row} of {@code table} is in this replica's range. */
     public boolean holds(String table, byte[] row) {
         return store.table(table).regionFor(row).contains(row);

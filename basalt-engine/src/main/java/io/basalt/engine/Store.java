@@ -1284,6 +1284,7 @@ final class Store implements Closeable {
             return new io.basalt.client.UnavailableException("row '" + io.basalt.bytes.Bytes.toStringBinary(row)
                     + "' is not in region " + region.label() + " any more: the region split; read the region map again");
         }
+        region.writeRequests.increment(); // each replica counts the writes it applies
         return region.applyLogged(operation, sequence, now);
     }
 

@@ -44,8 +44,40 @@ public record StoreMetrics(EngineStatistics background, long walSyncs, long walB
     }
 
     /**
+     * Several stores as one (a cluster node's region replicas, each a store of its own): counts
+     * and sizes added, a table's regions gathered from every store that holds some, read-only when
+     * any store is. Empty: a store with nothing.
+     */
+    public static StoreMetrics sum(List<StoreMetrics> stores) {
+        EngineStatistics background = new EngineStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        long[] v = new long[13];
+        String readOnly = null;
+        java.util.Map<String, ServerStatus.Table> tables = new java.util.TreeMap<>();
+        for (StoreMetrics m : stores) {
+            background = background.plus(m.background);
+            long[] add = {m.walSyncs, m.walBatches, m.walBytes, m.memtableBytes, m.blockCacheHits, m.blockCacheMisses,
+                m.blockCacheEvictions, m.blockCacheBytes, m.blockCacheCapacity, m.bufferChunksInUse, m.bufferChunksMax,
+                m.lockWaits, m.lockTimeouts};
+            for (int i = 0; i < v.length; i++) {
+                v[i] += add[i];
+            }
+            readOnly = readOnly != null ? readOnly : m.readOnlyReason;
+            for (ServerStatus.Table t : m.tables) {
+                tables.merge(t.name(), t, (a, b) -> {
+                    List<ServerStatus.Region> regions = new java.util.ArrayList<>(a.regions());
+                    regions.addAll(b.regions());
+                    regions.sort((x, y) -> io.basalt.bytes.Bytes.compare(x.info().start(), y.info().start()));
+                    return new ServerStatus.Table(a.name(), a.disabled() || b.disabled(), regions);
+                });
+            }
+        }
+        return new StoreMetrics(background, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                v[12], readOnly, List.copyOf(tables.values()));
+    }
+
+    /**
      * What the shell's {@code status} shows of this store: {@code node} names it; connections and
-     * requests are -1 until a server fills them in ({@link ServerStatus#asServer}).
+     * requests are -1 until a server fills them in ({@link ServerStatus#withServer}).
      */
     public ServerStatus status(String node, long uptimeMillis) {
         return new ServerStatus(node, uptimeMillis, -1, -1, readOnlyReason, memtableBytes, blockCacheBytes,

@@ -43,7 +43,7 @@ public enum OpCode {
     IS_TABLE_DISABLED(44, true),
     /** A cluster's nodes and regions with their leaders (issue 19); a single server answers INVALID_ARGUMENT. */
     CLUSTER_STATUS(41, true),
-    /** One store's memory, files, background work and regions with request counts (the shell's status); a cluster node answers INVALID_ARGUMENT. */
+    /** One store's memory, files, background work and regions with request counts (the shell's status); a cluster node's: the replicas it holds. */
     SERVER_STATUS(45, true);
 
     private static final OpCode[] BY_CODE = new OpCode[256];

@@ -96,8 +96,12 @@ public final class EngineHandler implements RequestHandler {
     private static final Result OUT_OF_TIME = Result.of(List.of(io.basalt.cell.Cell.put(new byte[] {0},
             new byte[] {'f'}, new byte[0], 0, new byte[0])));
 
-    private EngineHandler(Connection store, ServerConfig config) {
+    /** What {@link #storeMetrics()} reads when the store is not embedded (a cluster node's replicas), or null. */
+    private final Supplier<io.basalt.engine.StoreMetrics> metrics;
+
+    private EngineHandler(Connection store, ServerConfig config, Supplier<io.basalt.engine.StoreMetrics> metrics) {
         this.store = store;
+        this.metrics = metrics;
         this.leaseNanos = config.scannerLease().toNanos();
         this.timeLimitNanos = config.scanTimeLimit().toNanos();
         this.reaper = Executors.newSingleThreadScheduledExecutor(
@@ -108,12 +112,21 @@ public final class EngineHandler implements RequestHandler {
 
     /** Opens the store in the configured directory and serves it. */
     public static EngineHandler open(ServerConfig config) {
-        return new EngineHandler(Basalt.open(config.dataDir(), config.store()), config);
+        return new EngineHandler(Basalt.open(config.dataDir(), config.store()), config, null);
     }
 
     /** Serves an already open store (closed with this handler). */
     public static EngineHandler over(Connection store, ServerConfig config) {
-        return new EngineHandler(store, config);
+        return new EngineHandler(store, config, null);
+    }
+
+    /**
+     * Serves {@code store}, whose metrics (for {@code /metrics}, the page and {@code status}) are
+     * read from {@code metrics}: a cluster node's, gathered from the region replicas it holds.
+     */
+    public static EngineHandler over(Connection store, ServerConfig config,
+                                     Supplier<io.basalt.engine.StoreMetrics> metrics) {
+        return new EngineHandler(store, config, java.util.Objects.requireNonNull(metrics, "metrics"));
     }
 
     /** Over a cluster's connection, which applies each identified call once. */
@@ -124,6 +137,9 @@ public final class EngineHandler implements RequestHandler {
 
     @Override
     public io.basalt.engine.StoreMetrics storeMetrics() {
+        if (metrics != null) {
+            return metrics.get();
+        }
         return io.basalt.engine.StoreMetrics.available(store) ? io.basalt.engine.StoreMetrics.of(store) : null;
     }
 
@@ -188,9 +204,14 @@ public final class EngineHandler implements RequestHandler {
                 Wire.end(body, "SERVER_STATUS");
                 BasaltServer server = c.server();
                 String address = server.address().getHostString() + ":" + server.address().getPort();
-                run(c, id, op, () -> store.admin().serverStatus().thenApply(s -> s.asServer(address,
-                        server.uptimeMillis(), server.connections(), server.metrics().requestsAnswered())),
-                        Messages::writeServerStatus);
+                run(c, id, op, () -> {
+                    io.basalt.engine.StoreMetrics m = storeMetrics();
+                    if (m == null) {
+                        throw new IllegalArgumentException("this server has no store of its own to describe");
+                    }
+                    return CompletableFuture.completedFuture(m.status(address, server.uptimeMillis())
+                            .withServer(server.connections(), server.metrics().requestsAnswered()));
+                }, Messages::writeServerStatus);
             }
             case LIST_REGIONS -> {
                 String name = name(body, op);

@@ -225,6 +225,7 @@ public final class Shell {
                   list_regions 't'                            a table's regions: name, start, end, size, files, memtable
                   status [, 'detailed']                       the store: memory, files, requests (detailed: each region);
                                                                a cluster's nodes and regions: leaders, replicas, lag
+                                                               (detailed: and the replicas of the node the shell is on)
                   locate_region 't', 'row'                    the region holding a row
                   split 't' [, 'row']                         split the region holding row at row (or every region at its middle)
                   merge_region 'region1', 'region2'           merge two neighbouring regions (names from list_regions)
@@ -780,18 +781,23 @@ public final class Shell {
         if (args.size() > 1) {
             throw new UsageError("status takes at most one argument, the format");
         }
-        ServerStatus store;
+        ClusterInfo cluster;
         try {
-            store = await(connection.admin().serverStatus());
+            cluster = await(connection.admin().clusterStatus());
         } catch (RuntimeException e) {
-            // a cluster has no one store: refused as an invalid argument (over the network, as its cause)
+            // one store (embedded or one server) is refused as an invalid argument (over the network, as its cause)
             if (!(e instanceof IllegalArgumentException || e.getCause() instanceof IllegalArgumentException)) {
                 throw e;
             }
-            clusterStatus();
+            storeStatus(await(connection.admin().serverStatus()), detailed);
             return;
         }
-        storeStatus(store, detailed);
+        clusterStatus(cluster);
+        if (detailed) {
+            out.println();
+            out.print("This node holds: ");
+            storeStatus(await(connection.admin().serverStatus()), true);
+        }
     }
 
     private void storeStatus(ServerStatus s, boolean detailed) {
@@ -856,8 +862,7 @@ public final class Shell {
     }
 
     /** A cluster's nodes (state, regions led and held) and its regions. */
-    private void clusterStatus() {
-        ClusterInfo info = await(connection.admin().clusterStatus());
+    private void clusterStatus(ClusterInfo info) {
         List<String[]> nodes = new ArrayList<>();
         for (ClusterInfo.Node n : info.nodes()) {
             long held = info.regions().stream().filter(r -> r.replicas().stream().anyMatch(x -> x.node() == n.id()))
