@@ -91,7 +91,7 @@ public final class BenchMain implements Callable<Integer> {
                     options.param(param.substring(0, eq), param.substring(eq + 1).split(","));
                 }
                 Collection<RunResult> results = new Runner(options.build()).run();
-                results.stream().map(ResultRow::of).forEach(rows::add);
+                results.stream().map(r -> ResultRow.of(r, suite.comparedParam())).forEach(rows::add);
                 for (RunResult run : results) {
                     var secondary = run.getSecondaryResults();
                     if (!secondary.isEmpty()) {
@@ -113,7 +113,7 @@ public final class BenchMain implements Callable<Integer> {
 
         stdout.println();
         stdout.println("Suite " + suite.suiteName() + (quick ? " (quick run: numbers are not for quoting)" : ""));
-        stdout.print(ResultTable.render(rows, Suite.BASELINE));
+        stdout.print(ResultTable.render(rows, suite.comparedParam(), suite.baseline()));
         if (!counters.isEmpty()) {
             stdout.println();
             stdout.println("Counters (JMH secondary metrics, mean per iteration):");

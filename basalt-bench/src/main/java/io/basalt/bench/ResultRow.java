@@ -9,19 +9,21 @@ import org.openjdk.jmh.results.RunResult;
  * One line of a suite's results: a benchmark method at one implementation, one set of other
  * parameters and one thread count.
  *
- * @param params the parameters other than {@code impl}, sorted by name
+ * @param impl the value of the suite's compared parameter ({@link Suite#comparedParam()}, the
+ *     implementation in most suites), or "-"
+ * @param params the parameters other than the compared one, sorted by name
  * @param higherIsBetter true for throughput scores, false for time per operation
  */
 record ResultRow(String method, String impl, Map<String, String> params, int threads,
                  double score, double error, String unit, boolean higherIsBetter) {
 
-    static ResultRow of(RunResult run) {
+    static ResultRow of(RunResult run, String comparedParam) {
         var benchParams = run.getParams();
         String fullName = benchParams.getBenchmark();
         Map<String, String> params = new TreeMap<>();
         String impl = "-";
         for (String key : benchParams.getParamsKeys()) {
-            if (key.equals("impl")) {
+            if (key.equals(comparedParam)) {
                 impl = benchParams.getParam(key);
             } else {
                 params.put(key, benchParams.getParam(key));

@@ -10,13 +10,18 @@ import java.util.stream.Collectors;
 /**
  * Renders a suite's results as a plain-text table with, for each row, how many times faster the
  * baseline implementation ran than that row in the same run (the number the seeds' claims are
- * judged by).
+ * judged by). The column of implementations is named after the suite's compared parameter, which
+ * is {@code impl} but in suite {@code metrics} ({@code metrics}: on, the baseline, or off).
  */
 final class ResultTable {
 
     private ResultTable() {}
 
     static String render(List<ResultRow> rows, String baseline) {
+        return render(rows, "impl", baseline);
+    }
+
+    static String render(List<ResultRow> rows, String compared, String baseline) {
         Map<String, ResultRow> baselines = new LinkedHashMap<>();
         for (ResultRow row : rows) {
             if (row.impl().equals(baseline)) {
@@ -24,7 +29,7 @@ final class ResultTable {
             }
         }
         List<String[]> lines = new ArrayList<>();
-        lines.add(new String[] {"benchmark", "params", "threads", "impl", "score", "error", "unit", baseline + " ×"});
+        lines.add(new String[] {"benchmark", "params", "threads", compared, "score", "error", "unit", baseline + " ×"});
         for (ResultRow row : rows) {
             ResultRow base = baselines.get(row.groupKey());
             double speedup = base == null ? Double.NaN : row.baselineSpeedup(base);
@@ -60,7 +65,8 @@ final class ResultTable {
             }
         }
         out.append(System.lineSeparator()).append(baseline).append(" × = how many times faster ").append(baseline)
-                .append(" ran than the row's implementation, same benchmark, parameters and threads, same run.")
+                .append(" ran than the row's ").append(compared.equals("impl") ? "implementation" : compared)
+                .append(", same benchmark, parameters and threads, same run.")
                 .append(System.lineSeparator());
         return out.toString();
     }

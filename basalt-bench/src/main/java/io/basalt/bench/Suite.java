@@ -6,6 +6,7 @@ import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
 import io.basalt.bench.grouping.GroupingBenchmark;
 import io.basalt.bench.locks.LockBenchmark;
+import io.basalt.bench.metrics.MetricsOverheadBenchmark;
 import io.basalt.bench.mutator.MutatorBenchmark;
 import io.basalt.bench.refcount.RefcountBenchmark;
 import io.basalt.bench.scan.LoopbackScanBenchmark;
@@ -19,7 +20,9 @@ import java.util.stream.Collectors;
 /**
  * The benchmark suites {@code ./basalt bench NAME} knows: one per seed experiment (see
  * {@code shared/BENCHMARKING.md}), each a set of JMH classes whose {@code impl} parameter names the
- * competitors, measured side by side in one run.
+ * competitors, measured side by side in one run. Suite {@code metrics} compares one implementation
+ * with a feature on and off instead: its parameter {@code metrics} takes {@code impl}'s place
+ * ({@link #comparedParam()}, {@link #baseline()}).
  */
 public enum Suite {
 
@@ -47,6 +50,10 @@ public enum Suite {
             + " channel writes vs a flush per request and Netty's FlushConsolidationHandler(1024, true)",
             List.of(GroupingBenchmark.class), new int[] {1}),
 
+    METRICS("metrics", "issue 22", "puts and gets over loopback to a server with the store behind it, 1 and 50"
+            + " in-flight streams: recording each request in the metrics (on) vs not (off)",
+            List.of(MetricsOverheadBenchmark.class), new int[] {1}),
+
     SCAN("scan", "HBASE-20866", "scan results: serving a decoded batch vs copying it into a list and a cache"
             + " (pre-fix model); an end-to-end loopback scan of 50-column rows vs raw loopback bandwidth",
             List.of(ResultPathBenchmark.class, LoopbackScanBenchmark.class), new int[] {1},
@@ -61,7 +68,7 @@ public enum Suite {
     YCSB("ycsb", "-", "YCSB load and workloads A-F, 1M records of 10 x 100 bytes: Basalt embedded vs RocksDB (JNI),"
             + " Basalt's server on loopback vs embedded, at 1 and 8 client threads", List.of(), new int[] {1, 8});
 
-    /** The implementation every ratio is taken against. */
+    /** The implementation every ratio is taken against (in suites that compare implementations). */
     public static final String BASELINE = "basalt";
 
     private final String suiteName;
@@ -118,6 +125,19 @@ public enum Suite {
      */
     public int[] threads() {
         return threads.clone();
+    }
+
+    /**
+     * The parameter whose values the ratios compare: {@code impl} (implementations), except in
+     * {@code metrics}, which compares its parameter {@code metrics}.
+     */
+    public String comparedParam() {
+        return this == METRICS ? "metrics" : "impl";
+    }
+
+    /** The value of {@link #comparedParam()} every ratio is taken against. */
+    public String baseline() {
+        return this == METRICS ? "on" : BASELINE;
     }
 
     /** The JMH include pattern that selects exactly this suite's benchmarks. */

@@ -40,4 +40,16 @@ class ResultTableTest {
                 .anySatisfy(l -> assertThat(l).contains("naive").contains(" 4 ").endsWith("-"));
         assertThat(table).contains("memory=heap").contains("± 0.5000").contains("basalt ×");
     }
+
+    /** Suite metrics: the column is the setting, and the off row's ratio is on's rate over off's. */
+    @Test
+    void aSuiteComparingASettingNamesItsColumnAndBaseline() {
+        String table = ResultTable.render(List.of(throughput("on", 98_000), throughput("off", 100_000)),
+                Suite.METRICS.comparedParam(), Suite.METRICS.baseline());
+        assertThat(table.lines().findFirst().orElseThrow()).contains("  metrics  ").endsWith("on ×");
+        assertThat(table.lines().filter(l -> l.startsWith("hotRead")).toList())
+                .anySatisfy(l -> assertThat(l).contains(" on ").endsWith("1.00"))
+                .anySatisfy(l -> assertThat(l).contains(" off ").endsWith("0.98"));
+        assertThat(table).contains("than the row's metrics,");
+    }
 }

@@ -18,14 +18,14 @@ class SuiteTest {
     }
 
     @Test
-    void everySuiteComparesAgainstTheBaselineThroughAnImplParam() throws Exception {
+    void everySuiteComparesAgainstTheBaselineThroughItsComparedParam() throws Exception {
         for (Suite suite : Suite.values()) {
             assertThat(Suite.named(suite.suiteName())).isSameAs(suite);
             assertThat(suite.threads()).isNotEmpty();
             for (Class<?> benchmark : suite.benchmarks()) {
-                Field impl = benchmark.getField("impl");
-                String[] values = impl.getAnnotation(Param.class).value();
-                assertThat(values).as(benchmark.getName()).contains(Suite.BASELINE).hasSizeGreaterThan(1);
+                Field compared = benchmark.getField(suite.comparedParam());
+                String[] values = compared.getAnnotation(Param.class).value();
+                assertThat(values).as(benchmark.getName()).contains(suite.baseline()).hasSizeGreaterThan(1);
                 assertThat(benchmark.getName() + ".compare").containsPattern(suite.includePattern());
             }
         }

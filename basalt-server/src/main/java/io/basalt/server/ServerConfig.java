@@ -58,6 +58,10 @@ import java.util.TreeSet;
  *     (default 1 s)
  * @param metricsMaxTables tables that get metrics labelled with their name (default 100, by
  *     name); the rest are summed under {@code table="_other"}, so the series stay bounded
+ * @param requestMetrics record each request in the metrics (default true): its count, errors,
+ *     latency and whether it was slow. False leaves the request path without a clock read or a
+ *     counter; the per-op request series stay at zero, and the store's and the connections'
+ *     metrics are served as before
  * @param log where the server's log goes (read by the launcher, which configures Logback)
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
@@ -65,15 +69,15 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                            int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
                            int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
-                           int metricsMaxTables, LogSettings log) {
+                           int metricsMaxTables, boolean requestMetrics, LogSettings log) {
 
     static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
             "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
-            "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "logDir",
-            "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays");
+            "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
+            "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -235,6 +239,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("httpPort", Integer.toString(httpPort));
         m.put("slowRequestMillis", Long.toString(slowRequest.toMillis()));
         m.put("metricsMaxTables", Integer.toString(metricsMaxTables));
+        m.put("requestMetrics", Boolean.toString(requestMetrics));
         m.put("logDir", log.directory(dataDir).toString());
         m.put("logConfig", log.config() == null ? "" : log.config().toString());
         m.put("logMaxFileSize", Long.toString(log.maxFileSize()));
@@ -276,6 +281,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.httpPort = httpPort == defaultHttpPort(port) ? null : httpPort;
         b.slowRequest = slowRequest;
         b.metricsMaxTables = metricsMaxTables;
+        b.requestMetrics = requestMetrics;
         b.log = log;
         return b;
     }
@@ -288,8 +294,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
      * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
-     * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, logDir, logConfig,
-     * logMaxFileSize, logTotalSizeCap, logMaxHistoryDays}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, requestMetrics, logDir,
+     * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
@@ -371,6 +377,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private Integer httpPort;
         private Duration slowRequest = Duration.ofSeconds(1);
         private int metricsMaxTables = 100;
+        private boolean requestMetrics = true;
         private LogSettings log = LogSettings.defaults();
 
         private Builder() {}
@@ -410,6 +417,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "httpPort" -> httpPort(Integer.parseInt(v));
                 case "slowRequestMillis" -> slowRequest(Duration.ofMillis(Long.parseLong(v)));
                 case "metricsMaxTables" -> metricsMaxTables(Integer.parseInt(v));
+                case "requestMetrics" -> requestMetrics(parseBoolean(v));
                 case "logDir" -> log(log.withDir(Path.of(v)));
                 case "logConfig" -> log(log.withConfig(Path.of(v)));
                 case "logMaxFileSize" -> log(log.withMaxFileSize(Long.parseLong(v)));
@@ -525,6 +533,12 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        /** Whether requests are recorded in the metrics (see {@link ServerConfig#requestMetrics()}). */
+        public Builder requestMetrics(boolean v) {
+            requestMetrics = v;
+            return this;
+        }
+
         public Builder log(LogSettings v) {
             log = v;
             return this;
@@ -534,7 +548,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
                     flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
                     maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
-                    httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, log);
+                    httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, requestMetrics,
+                    log);
         }
     }
 }

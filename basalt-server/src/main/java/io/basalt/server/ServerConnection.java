@@ -83,7 +83,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private final long frameTimeoutNanos;
     /** Requests started and not yet answered. */
     private final AtomicInteger inFlight = new AtomicInteger();
-    /** When each of them started, for its latency. */
+    /**
+     * {@link ServerConfig#requestMetrics()}: whether requests are timed and counted. Off, neither
+     * {@link #times} nor {@link #metrics} is touched per request.
+     */
+    private final boolean requestMetrics;
+    /** When each of them started, for its latency; null when {@link #requestMetrics} is off. */
     private final RequestTimes times;
     private final ServerMetrics metrics;
 
@@ -106,7 +111,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.writer = new GroupedWriter(channel, config.writeMode(), config.groupingThreshold(),
                 config.linger().toNanos());
         this.peer = String.valueOf(channel.remoteAddress());
-        this.times = new RequestTimes(maxInFlight);
+        this.requestMetrics = config.requestMetrics();
+        this.times = requestMetrics ? new RequestTimes(maxInFlight) : null;
         this.metrics = server.metrics();
     }
 
@@ -185,15 +191,19 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private void started(long requestId) {
         inFlight.incrementAndGet();
         server.requestStarted();
-        times.start(requestId, System.nanoTime());
+        if (requestMetrics) {
+            times.start(requestId, System.nanoTime());
+        }
     }
 
     /**
-     * A request was answered: recorded in the metrics; one fewer executing; the first below the
-     * limit lets waiting frames start.
+     * A request was answered: recorded in the metrics (unless they are off); one fewer executing;
+     * the first below the limit lets waiting frames start.
      */
     private void finished(long requestId, OpCode op, Status status) {
-        metrics.requestDone(op, status, times.finish(requestId), peer);
+        if (requestMetrics) {
+            metrics.requestDone(op, status, times.finish(requestId), peer);
+        }
         server.requestDone();
         if (inFlight.decrementAndGet() == maxInFlight - 1 && channel.isActive()) {
             try {

@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * JMX), and the recent slow requests.
  *
  * <p>What a request records is allocation-free and takes no lock: the counter and histogram data
- * points of every op are made once, here, and indexed by op code; each is a set of adders. What
+ * points of every op are made once, here, and indexed by op code; each is a set of adders. With
+ * {@link ServerConfig#requestMetrics()} off the connections never call {@link #requestDone}, so the
+ * request series stay registered at zero (the store's and connections' metrics are unaffected). What
  * the store and the connections know already (flushes, cache hits, queued bytes) is not counted
  * twice: callback metrics read it when a scrape asks, from one {@link StoreMetrics} per scrape.
  * docs/operations.md lists every metric.

@@ -34,6 +34,7 @@ class ServerConfigTest {
                 httpPort = -1
                 slowRequestMillis = 250
                 metricsMaxTables = 3
+                requestMetrics = false
                 logDir = /var/log/basalt
                 logMaxFileSize = 2147483648
                 logTotalSizeCap = 4294967296
@@ -42,9 +43,13 @@ class ServerConfigTest {
         assertThat(c.httpPort()).isEqualTo(ServerConfig.NO_HTTP);
         assertThat(c.slowRequest()).isEqualTo(Duration.ofMillis(250));
         assertThat(c.metricsMaxTables()).isEqualTo(3);
+        assertThat(c.requestMetrics()).isFalse();
+        assertThat(ServerConfig.defaults().requestMetrics()).as("on by default").isTrue();
+        assertThat(c.toBuilder().build().requestMetrics()).as("kept by toBuilder").isFalse();
         assertThat(c.log()).isEqualTo(new ServerConfig.LogSettings(Path.of("/var/log/basalt"), null, 2L << 30, 4L << 30,
                 7));
-        assertThat(c.effective()).containsEntry("logDir", "/var/log/basalt").containsEntry("httpPort", "-1");
+        assertThat(c.effective()).containsEntry("logDir", "/var/log/basalt").containsEntry("httpPort", "-1")
+                .containsEntry("requestMetrics", "false");
         // a file size past the default cap, alone, names both keys
         assertThatThrownBy(() -> load("logMaxFileSize = 2147483648\n")).hasMessageContaining("basalt.properties")
                 .hasMessageContaining("logTotalSizeCap 1073741824 is below logMaxFileSize 2147483648");
@@ -115,5 +120,9 @@ class ServerConfigTest {
         assertThatThrownBy(() -> load("blockCacheSize = lots\n"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("blockCacheSize").hasMessageContaining("lots");
+        assertThatThrownBy(() -> load("requestMetrics = sometimes\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("requestMetrics").hasMessageContaining("sometimes")
+                .hasMessageContaining("not a boolean");
     }
 }

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * Issue 22: after a known sequence of requests, {@code /metrics}, JMX and {@code /api/status} say
  * what happened: requests and errors per op, latency counts, the store's flushes, compactions, log
  * bytes and tables; tables past {@code metricsMaxTables} fold into one label; slow requests are
- * logged, counted and listed.
+ * logged, counted and listed; with {@code requestMetrics=false} requests are not recorded at all.
  */
 class ServerMetricsTest {
 
@@ -176,6 +176,49 @@ class ServerMetricsTest {
         } finally {
             slowLog.detachAppender(log);
             slowLog.setLevel(before);
+        }
+    }
+
+    /**
+     * {@code requestMetrics=false}: requests are neither counted nor timed (not even as slow), and
+     * their series stay at zero, while the store's and the connections' metrics are served as
+     * before. The scrape waits for the server to have no request in flight: a connection records a
+     * request before it counts it done, so at that point every request would have been recorded.
+     */
+    @Test
+    void withRequestMetricsOffRequestsAreNotRecordedButTheStoreStillShows() throws Exception {
+        ServerConfig config = ServerConfig.builder().port(0).dataDir(dir).ioThreads(1).requestMetrics(false)
+                .slowRequest(Duration.ofNanos(1)).build();
+        try (BasaltServer server = BasaltServer.start(config);
+             Connection client = Basalt.connect("basalt://127.0.0.1:" + server.address().getPort())) {
+            await(client.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = client.table("t");
+            for (int i = 0; i < 5; i++) {
+                await(t.put(Put.of("r" + i).addColumn("f", "q", "v" + i)));
+            }
+            await(client.admin().flush("t"));
+            assertThat(await(t.get(Get.of("r0"))).isEmpty()).isFalse();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.inFlight() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(server.inFlight()).isZero();
+
+            String m = get(server, "/metrics").body();
+            assertThat(sample(m, "basalt_requests_total{op=\"PUT\"}")).isEqualTo(0.0);
+            assertThat(sample(m, "basalt_requests_total{op=\"GET\"}")).isEqualTo(0.0);
+            assertThat(sample(m, "basalt_requests_total{op=\"CREATE_TABLE\"}")).isEqualTo(0.0);
+            assertThat(sample(m, "basalt_request_duration_seconds_count{op=\"PUT\"}")).isEqualTo(0.0);
+            assertThat(sample(m, "basalt_slow_requests_total")).isEqualTo(0.0);
+            assertThat(server.metrics().requestsAnswered()).isZero();
+            assertThat(server.metrics().recentSlowRequests()).isEmpty();
+            // the store's and the connections' metrics do not depend on it
+            assertThat(sample(m, "basalt_flushes_total")).isEqualTo(1.0);
+            assertThat(sample(m, "basalt_wal_bytes_total")).isPositive();
+            assertThat(sample(m, "basalt_tables")).isEqualTo(1.0);
+            assertThat(sample(m, "basalt_connections")).isEqualTo(1.0);
+            assertThat(sample(m, "basalt_grouped_write_frames_total")).isPositive();
+            assertThat(get(server, "/api/status").body()).contains("\"requests\":0", "\"requestMetrics\":\"false\"");
         }
     }
 
