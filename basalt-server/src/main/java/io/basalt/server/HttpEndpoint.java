@@ -185,6 +185,7 @@ final class HttpEndpoint implements AutoCloseable {
         j.open();
         j.key("node").open();
         j.field("address", server.address().getHostString() + ":" + server.address().getPort());
+        j.field("http", server.httpAddress().getHostString() + ":" + server.httpAddress().getPort());
         j.field("data", server.config().dataDir().toAbsolutePath().normalize().toString());
         j.field("started", started.toString());
         j.field("uptimeSeconds", (Instant.now().toEpochMilli() - started.toEpochMilli()) / 1000);

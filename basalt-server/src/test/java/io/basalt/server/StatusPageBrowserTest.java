@@ -152,15 +152,30 @@ class StatusPageBrowserTest {
             same(wrong, "node address", text(By.id("address")), node.get("address"));
             same(wrong, "data directory", text(By.id("data")), node.get("data"));
             same(wrong, "connections", text(By.id("connections")), node.get("connections"));
+            same(wrong, "HTTP address", text(By.id("http")), node.get("http"));
             same(wrong, "requests answered", text(By.id("requests")), node.get("requests"));
             Map<String, List<String>> tables = byFirstCell(cells("#tables tbody tr"));
+            Map<String, List<String>> regions = byFirstCell(cells("#regions tbody tr"));
             for (Object o : list(s.get("tables"))) {
                 Map<String, Object> t = map(o);
+                // after the quiet second, the page has looked twice with nothing moving: no reads or writes per second
                 same(wrong, "row of table " + t.get("name"), tables.get(String.valueOf(t.get("name"))),
                         List.of(String.valueOf(t.get("name")), String.valueOf(t.get("disabled")),
                                 String.valueOf(t.get("regions")), String.valueOf(t.get("files")),
-                                bytes(number(t.get("sizeBytes"))), bytes(number(t.get("memtableBytes")))));
+                                bytes(number(t.get("sizeBytes"))), bytes(number(t.get("memtableBytes"))),
+                                String.valueOf(t.get("readRequests")), String.valueOf(t.get("writeRequests")), "0.0",
+                                "0.0"));
+                for (Object ro : list(t.get("regionList"))) {
+                    Map<String, Object> g = map(ro);
+                    same(wrong, "row of region " + g.get("name"), regions.get(String.valueOf(g.get("name"))),
+                            List.of(String.valueOf(g.get("name")), String.valueOf(g.get("start")),
+                                    String.valueOf(g.get("end")), String.valueOf(g.get("files")),
+                                    bytes(number(g.get("sizeBytes"))), bytes(number(g.get("memtableBytes"))),
+                                    String.valueOf(g.get("readRequests")), String.valueOf(g.get("writeRequests")),
+                                    "0.0", "0.0"));
+                }
             }
+            same(wrong, "regions listed", regions.size(), 2);
             same(wrong, "tables listed", new TreeSet<>(tables.keySet()), List.of("events", "users"));
             Map<String, List<String>> store = byFirstCell(cells("#store tr"));
             map(s.get("store")).forEach((k, v) -> same(wrong, "store " + k, cell(store, k),
@@ -228,6 +243,42 @@ class StatusPageBrowserTest {
         assertThat(requests.stream().mapToDouble(Double::doubleValue).sum())
                 .as("every request answered is in the chart (the workload ended before it was drawn)")
                 .isEqualTo(number(map(s.get("node")).get("requests")));
+
+        // the rates follow the load: writes to users show as users' writes per second, then fall back to 0
+        assertThat(table(s, "users").get("readRequests")).as("each row read once").isEqualTo((long) rows);
+        assertThat(table(s, "users").get("writeRequests")).as("each row written once").isEqualTo((long) rows);
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread writer = Thread.ofPlatform().name("users-writer").start(() -> {
+            try (Connection client = Basalt.connect("basalt://127.0.0.1:" + server.address().getPort())) {
+                AsyncTable users = client.table("users");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; writing.get() && System.nanoTime() < deadline; i++) {
+                    users.put(Put.of("w" + i).addColumn("f", "q", "v")).get(10, TimeUnit.SECONDS);
+                    Thread.sleep(10);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            new WebDriverWait(driver, WAIT).withMessage(() -> "users' writes per second never rose: "
+                    + cells("#tables tbody tr")).until(d -> {
+                        Map<String, List<String>> shown = byFirstCell(cells("#tables tbody tr"));
+                        return rate(shown.get("users").get(9)) > 0 && shown.get("events").get(9).equals("0.0")
+                                && rate(byFirstCell(cells("#regions tbody tr")).values().stream()
+                                        .filter(r -> r.getFirst().startsWith("users,")).findFirst().orElseThrow()
+                                        .get(9)) > 0;
+                    });
+        } finally {
+            writing.set(false);
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        new WebDriverWait(driver, WAIT).withMessage(() -> "users' writes per second never fell back to 0: "
+                + cells("#tables tbody tr")).until(d -> byFirstCell(cells("#tables tbody tr")).get("users").get(9)
+                .equals("0.0"));
+        assertThat(Long.parseLong(byFirstCell(cells("#tables tbody tr")).get("users").get(7)))
+                .as("users' writes, the extra ones included").isEqualTo((long) number(table(status(), "users")
+                        .get("writeRequests"))).isGreaterThan(rows);
 
         byte[] png = Files.readAllBytes(screenshot);
         assertThat(png).as(screenshot + " is a PNG").startsWith(0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n');
@@ -297,6 +348,11 @@ class StatusPageBrowserTest {
         if (!String.valueOf(shown).equals(String.valueOf(expected))) {
             wrong.add(what + ": the page shows " + shown + ", /api/status says " + expected);
         }
+    }
+
+    /** A rate as the page shows it; "–" (no previous look yet) as -1. */
+    private static double rate(String shown) {
+        return shown.equals("–") ? -1 : Double.parseDouble(shown);
     }
 
     private String text(By by) {
