@@ -17,12 +17,13 @@ import org.openjdk.jcstress.infra.grading.TestGrading;
 
 /**
  * Runs the jcstress harness over this module's tests (every {@code @JCStressTest} in
- * {@code io.basalt.lock}, {@code io.basalt.protocol}, {@code io.basalt.cell} and {@code io.basalt.engine}) and fails when any of them saw a forbidden outcome, errored, or did
+ * {@code io.basalt.lock}, {@code io.basalt.protocol}, {@code io.basalt.cell}, {@code io.basalt.engine}
+ * and {@code io.basalt.server}) and fails when any of them saw a forbidden outcome, errored, or did
  * not run at all.
  *
  * <p>jcstress forks a JVM per test; the harness runs on two CPUs ({@code -c 2}, this machine's
  * count) in its {@code quick} mode with 500 ms iterations and one JVM configuration
- * ({@link #JVM_ARGS}), about 45 s in all. For a longer hunt: {@code -Dbasalt.jcstress.mode=tough}
+ * ({@link #JVM_ARGS}), about a minute in all. For a longer hunt: {@code -Dbasalt.jcstress.mode=tough}
  * (or {@code stress}), {@code -Dbasalt.jcstress.time=MS} per iteration, and
  * {@code -Dbasalt.jcstress.jvmArgs=} (empty) to let jcstress pick its own configurations;
  * {@code -Dbasalt.jcstress.tests=REGEX} narrows the run, {@code -Dbasalt.jcstress.args="..."} adds
@@ -38,11 +39,12 @@ class LockJCStressIT {
      */
     private static final String JVM_ARGS = "-XX:-TieredCompilation -XX:+UnlockDiagnosticVMOptions -XX:+StressLCM"
             + " -XX:+StressGCM -XX:+StressIGVN -XX:+StressCCP";
-    private static final String ALL = "io\\.basalt\\.(lock|protocol|cell|engine)\\..*";
+    private static final String ALL = "io\\.basalt\\.(lock|protocol|cell|engine|server)\\..*";
     private static final Set<String> EXPECTED = Set.of(
             "BiasedReadVersusRevokingWrite", "QueuedReadVersusWrite", "ReadAfterRevocationVersusWrite",
             "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads", "GroupedWriterDrainRace",
-            "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk");
+            "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk",
+            "RequestTimesSlotReuse", "RequestTimesDuplicateFinish", "RequestTimesStartVersusFinish");
 
     @Test
     void noLockRaceShowsAForbiddenOutcome() throws Exception {
