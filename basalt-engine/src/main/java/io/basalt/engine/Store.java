@@ -777,6 +777,10 @@ final class Store implements Closeable {
                         retry("flush of table " + region.label(), region, ++region.flushFailures, e,
                                 next -> submitFlush(region, false, next));
                     }
+                } catch (Error e) {
+                    // whoever waits (a close, an admin flush) hears of it instead of waiting for ever
+                    done.completeExceptionally(e);
+                    throw e;
                 }
             });
         } catch (RejectedExecutionException e) {
@@ -1073,6 +1077,9 @@ final class Store implements Closeable {
                         done.complete(null);
                     } catch (IOException | RuntimeException e) {
                         done.completeExceptionally(e);
+                    } catch (Error e) {
+                        done.completeExceptionally(e); // the caller hears of it, then the thread's handler
+                        throw e;
                     }
                 });
             } catch (RejectedExecutionException e) {
@@ -1361,6 +1368,9 @@ final class Store implements Closeable {
                     done.complete(task.get());
                 } catch (IOException | RuntimeException e) {
                     done.completeExceptionally(e);
+                } catch (Error e) {
+                    done.completeExceptionally(e); // the caller hears of it, then the thread's handler
+                    throw e;
                 }
             });
         } catch (RejectedExecutionException e) {

@@ -406,6 +406,36 @@ class Issue17FaultTest {
         }
     }
 
+    /**
+     * An Error (not an I/O error) thrown by a flush or a compaction reaches whoever waits for it:
+     * the admin call fails, and closing the store, which flushes first, finishes instead of
+     * waiting for ever for a flush whose thread died. (It did hang, when a missing class failed a
+     * flush.)
+     */
+    @Test
+    void anErrorInAFlushOrCompactionIsAnsweredAndCloseFinishes() throws Exception {
+        Connection c = open();
+        try {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            put(c, "t", "a", "1");
+            disk.failNext(Place.FLUSH, Fault.ERROR);
+            assertThat(failureOf(c.admin().flush("t"))).isInstanceOf(OutOfMemoryError.class)
+                    .hasMessageContaining("injected at FLUSH");
+            put(c, "t", "b", "2");
+            disk.failNext(Place.COMPACTION, Fault.ERROR);
+            assertThat(failureOf(c.admin().compact("t"))).isInstanceOf(OutOfMemoryError.class)
+                    .hasMessageContaining("injected at COMPACTION");
+            disk.failNext(Place.FLUSH, Fault.ERROR);
+        } finally {
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(c::close);
+            closing.handle((ok, e) -> null).get(30, TimeUnit.SECONDS); // finishes, with or without an error
+        }
+        try (Connection again = open()) {
+            assertThat(value(again, "t", "a")).isEqualTo("1");
+            assertThat(value(again, "t", "b")).isEqualTo("2");
+        }
+    }
+
     // ------------------------------------------------------------------ 6. a bound on all memtables
 
     @Test
