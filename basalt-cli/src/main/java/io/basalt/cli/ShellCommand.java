@@ -32,6 +32,17 @@ final class ShellCommand implements Callable<Integer> {
             description = "Use the server at HOST:PORT (or basalt://HOST:PORT) instead of a local directory.")
     private String connect;
 
+    @Option(names = "--tls-ca", paramLabel = "FILE",
+            description = "CA certificates (PEM) the server's certificate must be signed by; turns TLS on"
+                    + " (basalts:// alone trusts the JDK's CAs)")
+    private Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE", description = "this client's certificate (PEM), for mutual TLS")
+    private Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "its private key (PKCS#8 PEM)")
+    private Path tlsKey;
+
     @Option(names = {"-e", "--execute"}, paramLabel = "COMMANDS",
             description = "Run these commands (separated by ; or new lines) and exit.")
     private String execute;
@@ -57,7 +68,14 @@ final class ShellCommand implements Callable<Integer> {
         if (connect == null) {
             return Basalt.open(data);
         }
-        return Basalt.connect(connect.contains("://") ? connect : "basalt://" + connect);
+        String uri = connect.contains("://") ? connect : "basalt://" + connect;
+        if (tlsCa == null && tlsCert == null && tlsKey == null) {
+            return Basalt.connect(uri);
+        }
+        io.basalt.client.net.ClientOptions.ClientTls tls = new io.basalt.client.net.ClientOptions.ClientTls(tlsCa,
+                tlsCert, tlsKey);
+        return Basalt.connect(uri, io.basalt.client.net.ClientOptions.builder().tls(tls).build(),
+                io.basalt.client.StoreOptions.defaults());
     }
 
     private static int interactive(Shell shell, PrintStream out) throws IOException {

@@ -35,7 +35,7 @@ class BasaltCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shell", "version", "test", "bench", "ycsb"})
+    @ValueSource(strings = {"shell", "version", "test", "bench", "ycsb", "cert"})
     void everyCommandHasHelp(String command) {
         assertThat(run(command, "--help")).isZero();
         assertThat(out.toString()).startsWith("Usage: basalt " + command);
@@ -172,5 +172,47 @@ class BasaltCliTest {
         assertThatThrownBy(() -> command.javaCommand(root))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the benchmarks are not built");
+    }
+
+    /**
+     * Issue 23: {@code basalt cert} makes a CA and certificates a TLS server serves and a client
+     * trusts; the shell connects with {@code basalts://} and {@code --tls-ca}.
+     */
+    @Test
+    void certMakesWhatATlsServerAndTheShellUse(@TempDir Path root) throws Exception {
+        Path certs = root.resolve("certs");
+        assertThat(run("cert", "--dir", certs.toString())).isZero();
+        assertThat(out.toString()).contains("made a CA: " + certs.resolve("ca.pem"))
+                .contains("for localhost, 127.0.0.1");
+        assertThat(run("cert", "--dir", certs.toString(), "--name", "alice", "--client")).isZero();
+        assertThat(out.toString()).contains("alice.pem").contains("(a client's)");
+        assertThat(Files.readString(certs.resolve("node.key"))).startsWith("-----BEGIN PRIVATE KEY-----");
+        assertThat(Files.getPosixFilePermissions(certs.resolve("node.key")))
+                .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+                        java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+        assertThat(run("cert", "--dir", certs.toString(), "--days", "0")).isNotZero();
+
+        io.basalt.server.ServerConfig config = io.basalt.server.ServerConfig.builder().port(0)
+                .httpPort(io.basalt.server.ServerConfig.NO_HTTP).dataDir(root.resolve("data")).ioThreads(1)
+                .tls(io.basalt.server.ServerConfig.TlsSettings.of(certs.resolve("node.pem"), certs.resolve("node.key"))
+                        .withClients(certs.resolve("ca.pem"), io.basalt.protocol.Tls.ClientCertificates.REQUIRE))
+                .build();
+        try (io.basalt.server.BasaltServer server = io.basalt.server.BasaltServer.start(config)) {
+            String at = "basalts://127.0.0.1:" + server.address().getPort();
+            java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream console = System.out; // the shell prints to standard output
+            System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                assertThat(run("shell", "--connect", at, "--tls-ca", certs.resolve("ca.pem").toString(), "--tls-cert",
+                        certs.resolve("alice.pem").toString(), "--tls-key", certs.resolve("alice.key").toString(),
+                        "-e", "create 't', 'f'; put 't', 'r', 'f:q', 'v'; get 't', 'r'")).isZero();
+            } finally {
+                System.setOut(console);
+            }
+            assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("value=v");
+            err.getBuffer().setLength(0);
+            assertThat(run("shell", "--connect", at, "--tls-ca", certs.resolve("ca.pem").toString(), "-e", "list"))
+                    .as("no client certificate: refused").isNotZero();
+        }
     }
 }

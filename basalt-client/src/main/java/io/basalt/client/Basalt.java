@@ -17,7 +17,9 @@ import java.util.ServiceLoader;
  * Where a program starts: opens an embedded store in a directory, or connects to a server.
  *
  * <p>{@link #connect(String)} takes a URI: {@code basalt://host:port} for a server (port 16020
- * when left out), {@code file:///path} or a plain path for an embedded store in that directory.
+ * when left out), {@code basalts://host:port} for one that serves TLS (trusting the JDK's CAs
+ * unless {@link ClientOptions#tls()} says otherwise), {@code file:///path} or a plain path for an
+ * embedded store in that directory.
  */
 public final class Basalt {
 
@@ -57,6 +59,11 @@ public final class Basalt {
      * @throws IllegalArgumentException when the URI is neither form
      */
     public static Connection connect(String uri, ClientOptions client, StoreOptions store) {
+        if (uri.startsWith("basalts://")) {
+            ClientOptions secure = client.tls() != null ? client
+                    : client.toBuilder().tls(ClientOptions.ClientTls.systemTrust()).build();
+            return connect("basalt://" + uri.substring("basalts://".length()), secure, store);
+        }
         if (uri.startsWith("basalt://")) {
             String nodes = uri.substring("basalt://".length());
             List<RpcClient.Address> addresses = new ArrayList<>();
@@ -74,7 +81,7 @@ public final class Basalt {
         }
         if (uri.contains("://")) {
             throw new IllegalArgumentException("'" + uri + "' has an unknown scheme: use basalt://host:port for a "
-                    + "server, or file:///path or a path for an embedded store");
+                    + "server (basalts:// with TLS), or file:///path or a path for an embedded store");
         }
         return open(Path.of(uri), store);
     }

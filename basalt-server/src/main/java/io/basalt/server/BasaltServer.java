@@ -57,6 +57,11 @@ public final class BasaltServer implements AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     /** When the next refusal may be logged: a flood of them logs one line per interval. */
     private final AtomicLong nextRefusalLog = new AtomicLong(System.nanoTime());
+    private final AtomicLong nextTlsFailureLog = new AtomicLong(System.nanoTime());
+    private final AtomicLong tlsHandshakeFailures = new AtomicLong();
+    /** TLS on the client port, or {@code null}. */
+    private final ServerTls tls;
+    private final TlsFailures tlsFailures = new TlsFailures();
     private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final Object drained = new Object();
     private final ServerMetrics metrics;
@@ -72,6 +77,7 @@ public final class BasaltServer implements AutoCloseable {
     private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
         this.config = config;
         this.handler = handler;
+        this.tls = config.tls().enabled() ? new ServerTls(config.tls()) : null; // a bad file fails the start here
         this.metrics = new ServerMetrics(config);
         Transport transport = Transport.best();
         this.boss = transport.group(1, "basalt-accept");
@@ -84,6 +90,10 @@ public final class BasaltServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                            ch.pipeline().addLast(tlsFailures);
+                        }
                         if (config.flushConsolidation()) {
                             ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
                         }
@@ -117,6 +127,10 @@ public final class BasaltServer implements AutoCloseable {
                     + " (httpPort; -1 turns it off): " + e.getMessage(), e);
         }
         this.mbean = MetricsMBean.register(metrics, address().getPort());
+        if (tls != null) {
+            long every = config.tls().reload().toNanos();
+            boss.next().scheduleAtFixedRate(tls::reloadIfChanged, every, every, TimeUnit.NANOSECONDS);
+        }
         LOG.info("Basalt server listening on {} ({} transport, {} writes){}", address(), transport, config.writeMode(),
                 http == null ? "" : "; metrics and status on http://" + http.address().getHostString() + ":"
                         + http.address().getPort() + "/");
@@ -218,6 +232,29 @@ public final class BasaltServer implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** TLS handshakes that failed: counted, and logged (a flood: one line per interval). */
+    @io.netty.channel.ChannelHandler.Sharable
+    private final class TlsFailures extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object event) {
+            if (event instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent done && !done.isSuccess()) {
+                long n = tlsHandshakeFailures.incrementAndGet();
+                long next = nextTlsFailureLog.get();
+                long now = System.nanoTime();
+                if (now - next >= 0 && nextTlsFailureLog.compareAndSet(next, now + REFUSAL_LOG_INTERVAL_NANOS)) {
+                    LOG.info("TLS handshake from {} failed: {}; {} failed since the server started",
+                            ctx.channel().remoteAddress(), io.basalt.protocol.Tls.explain(done.cause()), n);
+                }
+            }
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
+    /** TLS handshakes that failed since the server started (a plaintext client, an untrusted certificate...). */
+    public long tlsHandshakeFailures() {
+        return tlsHandshakeFailures.get();
     }
 
     /** Counts a connection refused at its handshake, and logs it (a flood: one line per interval). */

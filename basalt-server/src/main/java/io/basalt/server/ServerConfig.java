@@ -63,13 +63,14 @@ import java.util.TreeSet;
  *     counter; the per-op request series stay at zero, and the store's and the connections'
  *     metrics are served as before
  * @param log where the server's log goes (read by the launcher, which configures Logback)
+ * @param tls whether connections are TLS, and with which certificates ({@link TlsSettings})
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
                            int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
                            int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
-                           int metricsMaxTables, boolean requestMetrics, LogSettings log) {
+                           int metricsMaxTables, boolean requestMetrics, LogSettings log, TlsSettings tls) {
 
     static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
@@ -77,7 +78,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
             "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
             "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
-            "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays");
+            "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
+            "tlsClientAuth", "tlsReloadSeconds");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -129,6 +131,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         if (metricsMaxTables < 0) {
             throw new IllegalArgumentException("metricsMaxTables " + metricsMaxTables + " is negative");
         }
+        Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(log, "log");
         if (log.totalSizeCap() < log.maxFileSize()) {
             throw new IllegalArgumentException("logTotalSizeCap " + log.totalSizeCap() + " is below logMaxFileSize "
@@ -189,6 +192,68 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         }
     }
 
+    /**
+     * TLS on the client port. Off unless {@code cert} is set. The files are PEM and are read again
+     * when they change (checked every {@code reload}), so a renewed certificate takes effect for
+     * new connections without a restart; connections already open keep theirs. A renewed file that
+     * does not read is logged and the certificate in use is kept.
+     *
+     * @param cert the server's certificate chain ({@code tlsCert}), or {@code null} for no TLS
+     * @param key its private key, PKCS#8 ({@code tlsKey})
+     * @param ca the CA certificates clients' certificates must be signed by ({@code tlsCa})
+     * @param clientAuth whether clients present certificates ({@code tlsClientAuth}: none, the
+     *     default, optional or require)
+     * @param reload how often the files are checked for changes ({@code tlsReloadSeconds}, default 60)
+     */
+    public record TlsSettings(Path cert, Path key, Path ca, io.basalt.protocol.Tls.ClientCertificates clientAuth,
+                              Duration reload) {
+        public TlsSettings {
+            Objects.requireNonNull(clientAuth, "clientAuth");
+            Objects.requireNonNull(reload, "reload");
+            if ((cert == null) != (key == null)) {
+                throw new IllegalArgumentException("tlsCert and tlsKey go together: set both for TLS, or neither");
+            }
+            if (cert == null && (ca != null || clientAuth != io.basalt.protocol.Tls.ClientCertificates.NONE)) {
+                throw new IllegalArgumentException("tlsCa and tlsClientAuth need TLS on: set tlsCert and tlsKey");
+            }
+            if (clientAuth != io.basalt.protocol.Tls.ClientCertificates.NONE && ca == null) {
+                throw new IllegalArgumentException("tlsClientAuth " + clientAuth.name().toLowerCase(Locale.ROOT)
+                        + " needs tlsCa, the CA that signs the clients' certificates");
+            }
+            if (reload.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("tlsReloadSeconds must be at least 1");
+            }
+        }
+
+        /** No TLS. */
+        public static TlsSettings off() {
+            return new TlsSettings(null, null, null, io.basalt.protocol.Tls.ClientCertificates.NONE,
+                    Duration.ofSeconds(60));
+        }
+
+        /** TLS with this certificate and key, no client certificates. */
+        public static TlsSettings of(Path cert, Path key) {
+            return off().withCertificate(cert, key);
+        }
+
+        public boolean enabled() {
+            return cert != null;
+        }
+
+        public TlsSettings withCertificate(Path c, Path k) {
+            return new TlsSettings(c, k, ca, clientAuth, reload);
+        }
+
+        /** Clients' certificates checked against {@code authority} as {@code how} says. */
+        public TlsSettings withClients(Path authority, io.basalt.protocol.Tls.ClientCertificates how) {
+            return new TlsSettings(cert, key, authority, how, reload);
+        }
+
+        public TlsSettings withReload(Duration d) {
+            return new TlsSettings(cert, key, ca, clientAuth, d);
+        }
+    }
+
     /** The HTTP port's default for a server on {@code port}: see {@link #httpPort()}. */
     public static int defaultHttpPort(int port) {
         return port == DEFAULT_PORT ? DEFAULT_HTTP_PORT : 0;
@@ -203,8 +268,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
 
     /**
      * The configuration in effect, one entry per key a file may set, for the log and the status
-     * page. No key holds a secret yet; the keys that will (issue 23) must be left out or redacted
-     * here.
+     * page. No key holds a secret: the TLS key is named by its path, and its contents are read by
+     * the TLS context only.
      */
     public java.util.SortedMap<String, String> effective() {
         java.util.SortedMap<String, String> m = new java.util.TreeMap<>();
@@ -245,6 +310,12 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("logMaxFileSize", Long.toString(log.maxFileSize()));
         m.put("logTotalSizeCap", Long.toString(log.totalSizeCap()));
         m.put("logMaxHistoryDays", Integer.toString(log.maxHistoryDays()));
+        // paths only: the key file's contents are never read into the configuration
+        m.put("tlsCert", tls.cert() == null ? "" : tls.cert().toString());
+        m.put("tlsKey", tls.key() == null ? "" : tls.key().toString());
+        m.put("tlsCa", tls.ca() == null ? "" : tls.ca().toString());
+        m.put("tlsClientAuth", tls.clientAuth().name().toLowerCase(Locale.ROOT));
+        m.put("tlsReloadSeconds", Long.toString(tls.reload().toSeconds()));
         return m;
     }
 
@@ -283,6 +354,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.metricsMaxTables = metricsMaxTables;
         b.requestMetrics = requestMetrics;
         b.log = log;
+        b.tls = tls;
         return b;
     }
 
@@ -295,7 +367,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * flushConsolidation, ioThreads, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, requestMetrics, logDir,
-     * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays, tlsCert, tlsKey, tlsCa,
+     * tlsClientAuth, tlsReloadSeconds}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
@@ -379,6 +452,13 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private int metricsMaxTables = 100;
         private boolean requestMetrics = true;
         private LogSettings log = LogSettings.defaults();
+        private TlsSettings tls = TlsSettings.off();
+        /** The TLS keys a file set, each over {@link #tls}'s: {@code null} for one it left alone. */
+        private Path tlsCert;
+        private Path tlsKey;
+        private Path tlsCa;
+        private io.basalt.protocol.Tls.ClientCertificates tlsClientAuth;
+        private Duration tlsReload;
 
         private Builder() {}
 
@@ -423,6 +503,12 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "logMaxFileSize" -> log(log.withMaxFileSize(Long.parseLong(v)));
                 case "logTotalSizeCap" -> log(log.withTotalSizeCap(Long.parseLong(v)));
                 case "logMaxHistoryDays" -> log(log.withMaxHistoryDays(Integer.parseInt(v)));
+                // TLS settings are checked together at build(): a file may set them in any order
+                case "tlsCert" -> tlsCert = v.isEmpty() ? null : Path.of(v);
+                case "tlsKey" -> tlsKey = v.isEmpty() ? null : Path.of(v);
+                case "tlsCa" -> tlsCa = v.isEmpty() ? null : Path.of(v);
+                case "tlsClientAuth" -> tlsClientAuth = io.basalt.protocol.Tls.ClientCertificates.parse(v);
+                case "tlsReloadSeconds" -> tlsReload = Duration.ofSeconds(Long.parseLong(v));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }
@@ -544,12 +630,30 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        /** TLS on the client port ({@link TlsSettings}); replaces any TLS key set from a file. */
+        public Builder tls(TlsSettings v) {
+            tls = v;
+            tlsCert = null;
+            tlsKey = null;
+            tlsCa = null;
+            tlsClientAuth = null;
+            tlsReload = null;
+            return this;
+        }
+
+
+        private TlsSettings tlsSettings() {
+            return new TlsSettings(tlsCert != null ? tlsCert : tls.cert(), tlsKey != null ? tlsKey : tls.key(),
+                    tlsCa != null ? tlsCa : tls.ca(), tlsClientAuth != null ? tlsClientAuth : tls.clientAuth(),
+                    tlsReload != null ? tlsReload : tls.reload());
+        }
+
         public ServerConfig build() {
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
                     flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
                     maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
                     httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, requestMetrics,
-                    log);
+                    log, tlsSettings());
         }
     }
 }

@@ -388,6 +388,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                 ? cause.getCause() : cause;
         if (t instanceof MalformedFrameException) {
             LOG.info("closing {}: {}", peer, t.getMessage());
+        } else if (io.basalt.protocol.Tls.isTlsFailure(t)) {
+            LOG.debug("closing {} after a TLS failure: {}", peer, io.basalt.protocol.Tls.explain(t)); // counted and logged by the server
         } else {
             LOG.warn("closing {} after an error", peer, t);
         }

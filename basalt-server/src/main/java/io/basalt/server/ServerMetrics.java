@@ -201,6 +201,9 @@ public final class ServerMetrics {
         CounterWithCallback.builder().name("basalt_connections_refused_total")
                 .help("Connections refused at their handshake because maxConnections were open")
                 .callback(cb -> cb.call(server.refusedConnections())).register(registry);
+        CounterWithCallback.builder().name("basalt_tls_handshake_failures_total")
+                .help("TLS handshakes that failed (a plaintext client, an untrusted or expired certificate)")
+                .callback(cb -> cb.call(server.tlsHandshakeFailures())).register(registry);
         GaugeWithCallback.builder().name("basalt_requests_in_flight").help("Requests received and not yet answered")
                 .callback(cb -> cb.call(server.inFlight())).register(registry);
         GaugeWithCallback.builder().name("basalt_scanners_open").help("Scanners holding a lease")

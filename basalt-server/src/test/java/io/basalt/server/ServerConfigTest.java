@@ -56,6 +56,33 @@ class ServerConfigTest {
         assertThatThrownBy(() -> load("logMaxHistoryDays = 0\n")).hasMessageContaining("logMaxHistoryDays");
     }
 
+    /** Issue 23: the TLS keys, in any order; a half-set or contradictory set is named. */
+    @Test
+    void tlsKeysReachTheConfigurationAndAreCheckedTogether() throws IOException {
+        ServerConfig c = load("""
+                tlsClientAuth = require
+                tlsReloadSeconds = 5
+                tlsCa = /etc/basalt/ca.pem
+                tlsKey = /etc/basalt/node.key
+                tlsCert = /etc/basalt/node.pem
+                """);
+        assertThat(c.tls()).isEqualTo(new ServerConfig.TlsSettings(Path.of("/etc/basalt/node.pem"),
+                Path.of("/etc/basalt/node.key"), Path.of("/etc/basalt/ca.pem"), io.basalt.protocol.Tls.ClientCertificates.REQUIRE,
+                Duration.ofSeconds(5)));
+        assertThat(c.toBuilder().build().tls()).as("kept by toBuilder").isEqualTo(c.tls());
+        assertThat(c.effective()).containsEntry("tlsKey", "/etc/basalt/node.key").containsEntry("tlsClientAuth", "require");
+        assertThat(ServerConfig.defaults().tls().enabled()).as("off by default").isFalse();
+        assertThatThrownBy(() -> load("tlsCert = /etc/basalt/node.pem\n")).hasMessageContaining("basalt.properties")
+                .hasMessageContaining("tlsCert and tlsKey go together");
+        assertThatThrownBy(() -> load("tlsCert = a.pem\ntlsKey = a.key\ntlsClientAuth = require\n"))
+                .hasMessageContaining("needs tlsCa");
+        assertThatThrownBy(() -> load("tlsCa = ca.pem\n")).hasMessageContaining("need TLS on");
+        assertThatThrownBy(() -> load("tlsClientAuth = sometimes\n")).hasMessageContaining("tlsClientAuth")
+                .hasMessageContaining("none, optional or require");
+        assertThatThrownBy(() -> load("tlsCert = a.pem\ntlsKey = a.key\ntlsReloadSeconds = 0\n"))
+                .hasMessageContaining("tlsReloadSeconds");
+    }
+
     @Test
     void storeKeysReachTheStoreOptions() throws IOException {
         ServerConfig c = load("""

@@ -34,11 +34,13 @@ import java.util.Objects;
  * @param routeToLeaders to a cluster, send each row's operations to its region's leader (default
  *     on); off, every request goes to the node talked to, which forwards what it does not lead
  *     (a hop more; the nemesis tests use both, so follower reads and forwarding stay exercised)
+ * @param tls TLS to the server ({@link ClientTls}), or {@code null} for plaintext (the default;
+ *     a {@code basalts://} URI turns it on with the JDK's trusted CAs)
  */
 public record ClientOptions(Duration operationTimeout, Duration connectTimeout, int retries, Duration retryBackoff,
                             int connections, int ioThreads, WriteMode writeMode, int groupingThreshold,
                             Duration linger, boolean flushConsolidation, int maxFrameSize, long scanPrefetchBytes,
-                            boolean routeToLeaders) {
+                            boolean routeToLeaders, ClientTls tls) {
 
     /** The most batches a scanner requests ahead of the one being read. */
     public static final int MAX_SCAN_PREFETCH_BATCHES = 4;
@@ -69,6 +71,35 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         }
         if (scanPrefetchBytes < 0) {
             throw new IllegalArgumentException("scanPrefetchBytes " + scanPrefetchBytes + " is negative");
+        }
+    }
+
+    /**
+     * TLS to the server: the server's certificate must be signed by a CA in {@code ca} (PEM), or,
+     * when {@code ca} is null, by one the JDK trusts, and must name the host connected to. With
+     * {@code cert} and {@code key} (PEM, the key PKCS#8) the client presents a certificate of its
+     * own, for a server that asks (mutual TLS).
+     */
+    public record ClientTls(java.nio.file.Path ca, java.nio.file.Path cert, java.nio.file.Path key) {
+        public ClientTls {
+            if ((cert == null) != (key == null)) {
+                throw new IllegalArgumentException("a client certificate needs its key, and a key its certificate");
+            }
+        }
+
+        /** Trusting the JDK's CAs, with no certificate of the client's own. */
+        public static ClientTls systemTrust() {
+            return new ClientTls(null, null, null);
+        }
+
+        /** Trusting the CA certificates in {@code ca}. */
+        public static ClientTls trusting(java.nio.file.Path ca) {
+            return new ClientTls(ca, null, null);
+        }
+
+        /** The same trust, presenting {@code certificate} with {@code privateKey}. */
+        public ClientTls presenting(java.nio.file.Path certificate, java.nio.file.Path privateKey) {
+            return new ClientTls(ca, certificate, privateKey);
         }
     }
 
@@ -107,6 +138,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         b.maxFrameSize = maxFrameSize;
         b.scanPrefetchBytes = scanPrefetchBytes;
         b.routeToLeaders = routeToLeaders;
+        b.tls = tls;
         return b;
     }
 
@@ -125,6 +157,13 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         private int maxFrameSize = FrameLayout.DEFAULT_MAX_FRAME_SIZE;
         private long scanPrefetchBytes = 4L << 20;
         private boolean routeToLeaders = true;
+        private ClientTls tls;
+
+        /** TLS to the server, or {@code null} for plaintext (see {@link ClientOptions#tls()}). */
+        public Builder tls(ClientTls v) {
+            tls = v;
+            return this;
+        }
 
         public Builder operationTimeout(Duration d) {
             this.operationTimeout = d;
@@ -194,7 +233,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         public ClientOptions build() {
             return new ClientOptions(operationTimeout, connectTimeout, retries, retryBackoff, connections, ioThreads,
                     writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize, scanPrefetchBytes,
-                    routeToLeaders);
+                    routeToLeaders, tls);
         }
     }
 }

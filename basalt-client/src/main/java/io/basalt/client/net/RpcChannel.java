@@ -232,13 +232,19 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        closeWith(new ConnectionClosedException("connection to " + server + " failed: " + cause.getMessage(), cause));
+        closeWith(new ConnectionClosedException(io.basalt.protocol.Tls.isTlsFailure(cause)
+                ? "TLS with " + server + " failed: " + io.basalt.protocol.Tls.explain(cause)
+                : "connection to " + server + " failed: " + cause.getMessage(), cause));
         ctx.close();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        closeWith(closedError("closed"));
+        closeWith(closedError(ready.isDone() ? "closed" : options.tls() == null
+                ? "closed by the server before the handshake finished (a server that serves TLS closes plaintext"
+                        + " connections: connect with basalts:// or ClientOptions.tls)"
+                : "closed by the server before the handshake finished (it may not trust this client's certificate,"
+                        + " or may not serve TLS)"));
         ctx.fireChannelInactive();
     }
 

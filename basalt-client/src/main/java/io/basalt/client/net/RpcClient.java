@@ -70,6 +70,8 @@ public final class RpcClient implements AutoCloseable {
     /** Whether {@link #close} stops {@link #group}: not when the group is another client's. */
     private final boolean ownsGroup;
     private final Bootstrap bootstrap;
+    /** The TLS context connections are made with, or {@code null} for plaintext. */
+    private final io.netty.handler.ssl.SslContext tls;
     private final AtomicReferenceArray<CompletableFuture<RpcChannel>> slots;
     private final AtomicInteger next = new AtomicInteger();
     private final Set<Call<?>> backingOff = ConcurrentHashMap.newKeySet();
@@ -92,6 +94,8 @@ public final class RpcClient implements AutoCloseable {
         this.ownsGroup = true;
         this.calls = new CallNumbers();
         this.slots = new AtomicReferenceArray<>(options.connections());
+        this.tls = options.tls() == null ? null
+                : io.basalt.protocol.Tls.client(options.tls().ca(), options.tls().cert(), options.tls().key());
         this.bootstrap = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
@@ -109,6 +113,7 @@ public final class RpcClient implements AutoCloseable {
         }
         this.addresses = List.copyOf(addresses);
         this.options = parent.options;
+        this.tls = parent.tls;
         this.group = parent.group;
         this.ownsGroup = false;
         this.calls = parent.calls;
@@ -254,6 +259,10 @@ public final class RpcClient implements AutoCloseable {
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                if (tls != null) {
+                    Address to = addresses.get(current.get());
+                    ch.pipeline().addLast(io.basalt.protocol.Tls.clientHandler(tls, ch.alloc(), to.host(), to.port()));
+                }
                 if (options.flushConsolidation()) {
                     ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
                 }
