@@ -54,6 +54,10 @@ final class ServerCommand implements Callable<Integer> {
                 + " one; -1 for none).")
     private Integer httpPort;
 
+    @Option(names = "--insecure",
+            description = "Serve an address other than loopback without authenticating clients (docs/security.md).")
+    private boolean insecure;
+
     @Option(names = "--config", paramLabel = "FILE",
             description = "A properties file of server options (see docs/protocol.md); flags override it.")
     private Path config;
@@ -77,6 +81,9 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (httpPort != null) {
             b.httpPort(httpPort);
+        }
+        if (insecure) {
+            b.insecure(true);
         }
         c = b.build();
         if (cluster || nodeId != null || peers != null) {

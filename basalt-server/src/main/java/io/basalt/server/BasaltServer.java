@@ -77,6 +77,14 @@ public final class BasaltServer implements AutoCloseable {
     private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
         this.config = config;
         this.handler = handler;
+        String refusal = config.insecureRefusal();
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        if (config.insecure() && config.toBuilder().insecure(false).build().insecureRefusal() != null) {
+            LOG.warn("Serving {} without authenticating clients (insecure=true): anyone who reaches it can read and"
+                    + " write every table", config.host());
+        }
         this.tls = config.tls().enabled() ? new ServerTls(config.tls()) : null; // a bad file fails the start here
         this.metrics = new ServerMetrics(config);
         Transport transport = Transport.best();

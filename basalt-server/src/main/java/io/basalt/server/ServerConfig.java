@@ -64,13 +64,16 @@ import java.util.TreeSet;
  *     metrics are served as before
  * @param log where the server's log goes (read by the launcher, which configures Logback)
  * @param tls whether connections are TLS, and with which certificates ({@link TlsSettings})
+ * @param insecure serve an address other than loopback without authenticating clients (default
+ *     false: such a server refuses to start; see {@link #insecureRefusal()})
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
                            int ioThreads, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
                            int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
-                           int metricsMaxTables, boolean requestMetrics, LogSettings log, TlsSettings tls) {
+                           int metricsMaxTables, boolean requestMetrics, LogSettings log, TlsSettings tls,
+                           boolean insecure) {
 
     static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
@@ -79,7 +82,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
             "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
             "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
-            "tlsClientAuth", "tlsReloadSeconds");
+            "tlsClientAuth", "tlsReloadSeconds", "insecure");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -254,6 +257,30 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         }
     }
 
+    /**
+     * Why this server must not start, or {@code null} when it may: a server on an address other than
+     * loopback that does not authenticate its clients serves anyone who can reach it. Clients are
+     * authenticated by mutual TLS ({@code tlsClientAuth=require}); until then only
+     * {@code insecure=true} lets such a server start. The HTTP endpoint binds the same host.
+     */
+    public String insecureRefusal() {
+        boolean authenticated = tls.enabled() && tls.clientAuth() == io.basalt.protocol.Tls.ClientCertificates.REQUIRE;
+        if (insecure || authenticated || loopback(host)) {
+            return null;
+        }
+        return "refusing to serve " + host + " without authenticating clients: anyone who reaches it could read and"
+                + " write every table. Require client certificates (tlsCert, tlsKey, tlsCa, tlsClientAuth=require;"
+                + " see docs/security.md), listen on 127.0.0.1, or accept the risk with insecure=true (--insecure)";
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false; // the bind fails on it anyway, with its own message
+        }
+    }
+
     /** The HTTP port's default for a server on {@code port}: see {@link #httpPort()}. */
     public static int defaultHttpPort(int port) {
         return port == DEFAULT_PORT ? DEFAULT_HTTP_PORT : 0;
@@ -316,6 +343,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("tlsCa", tls.ca() == null ? "" : tls.ca().toString());
         m.put("tlsClientAuth", tls.clientAuth().name().toLowerCase(Locale.ROOT));
         m.put("tlsReloadSeconds", Long.toString(tls.reload().toSeconds()));
+        m.put("insecure", Boolean.toString(insecure));
         return m;
     }
 
@@ -355,6 +383,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.requestMetrics = requestMetrics;
         b.log = log;
         b.tls = tls;
+        b.insecure = insecure;
         return b;
     }
 
@@ -368,7 +397,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, requestMetrics, logDir,
      * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays, tlsCert, tlsKey, tlsCa,
-     * tlsClientAuth, tlsReloadSeconds}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * tlsClientAuth, tlsReloadSeconds, insecure}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
@@ -453,6 +482,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private boolean requestMetrics = true;
         private LogSettings log = LogSettings.defaults();
         private TlsSettings tls = TlsSettings.off();
+        private boolean insecure;
         /** The TLS keys a file set, each over {@link #tls}'s: {@code null} for one it left alone. */
         private Path tlsCert;
         private Path tlsKey;
@@ -509,6 +539,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "tlsCa" -> tlsCa = v.isEmpty() ? null : Path.of(v);
                 case "tlsClientAuth" -> tlsClientAuth = io.basalt.protocol.Tls.ClientCertificates.parse(v);
                 case "tlsReloadSeconds" -> tlsReload = Duration.ofSeconds(Long.parseLong(v));
+                case "insecure" -> insecure(parseBoolean(v));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }
@@ -630,6 +661,12 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        /** Serve another address than loopback without authentication (see {@link ServerConfig#insecure()}). */
+        public Builder insecure(boolean v) {
+            insecure = v;
+            return this;
+        }
+
         /** TLS on the client port ({@link TlsSettings}); replaces any TLS key set from a file. */
         public Builder tls(TlsSettings v) {
             tls = v;
@@ -653,7 +690,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                     flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
                     maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
                     httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, requestMetrics,
-                    log, tlsSettings());
+                    log, tlsSettings(), insecure);
         }
     }
 }

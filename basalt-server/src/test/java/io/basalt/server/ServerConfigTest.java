@@ -83,6 +83,31 @@ class ServerConfigTest {
                 .hasMessageContaining("tlsReloadSeconds");
     }
 
+    /**
+     * Issue 23, safe defaults: a server on another address than loopback that does not
+     * authenticate clients (mutual TLS) refuses to start unless told {@code insecure=true}; the
+     * refusal comes before anything binds.
+     */
+    @Test
+    void aServerReachableByOthersWithoutAuthenticationRefusesToStart() throws Exception {
+        ServerConfig open = ServerConfig.builder().host("0.0.0.0").port(0).dataDir(dir).build();
+        assertThat(open.insecureRefusal()).contains("refusing to serve 0.0.0.0 without authenticating clients")
+                .contains("tlsClientAuth=require").contains("insecure=true");
+        assertThatThrownBy(() -> BasaltServer.start(open)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("refusing to serve 0.0.0.0");
+        assertThat(open.toBuilder().insecure(true).build().insecureRefusal()).isNull();
+        assertThat(load("host = 0.0.0.0\ninsecure = true\n").insecureRefusal()).isNull();
+        ServerConfig.TlsSettings oneWay = ServerConfig.TlsSettings.of(Path.of("c.pem"), Path.of("k.pem"));
+        assertThat(open.toBuilder().tls(oneWay).build().insecureRefusal()).as("TLS without client certificates")
+                .isNotNull();
+        assertThat(open.toBuilder().tls(oneWay.withClients(Path.of("ca.pem"), io.basalt.protocol.Tls.ClientCertificates.REQUIRE))
+                .build().insecureRefusal()).as("mutual TLS authenticates every client").isNull();
+        for (String loopback : new String[] {"127.0.0.1", "localhost", "::1", "127.0.0.2"}) {
+            assertThat(open.toBuilder().host(loopback).build().insecureRefusal()).as(loopback).isNull();
+        }
+        assertThat(ServerConfig.defaults().insecureRefusal()).as("the default, loopback").isNull();
+    }
+
     @Test
     void storeKeysReachTheStoreOptions() throws IOException {
         ServerConfig c = load("""
