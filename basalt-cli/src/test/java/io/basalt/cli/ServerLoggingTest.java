@@ -168,4 +168,56 @@ class ServerLoggingTest {
             return 0; // removed meanwhile
         }
     }
+
+    /**
+     * Issue 23: the audit log has a line per admin operation (who, from where, what, on what, how
+     * it ended) and per refused connection, in a file of its own that the server log does not repeat.
+     */
+    @Test
+    void theAuditLogHasALineForEachAdminOperationAndRefusal() throws Exception {
+        Path certs = dir.resolve("certs");
+        io.basalt.protocol.TlsCertificates.createAuthority(certs, "audit CA", 30);
+        var server = io.basalt.protocol.TlsCertificates.issue(certs, certs, "server", List.of("127.0.0.1"), 0, 30);
+        var alice = io.basalt.protocol.TlsCertificates.issue(certs, certs, "alice", List.of(), 0, 30);
+        ServerConfig config = ServerConfig.builder().port(0).httpPort(ServerConfig.NO_HTTP).dataDir(dir.resolve("data"))
+                .ioThreads(1).tls(ServerConfig.TlsSettings.of(server.cert(), server.key())
+                        .withClients(server.ca(), io.basalt.protocol.Tls.ClientCertificates.REQUIRE)).build();
+        ServerLogging.configure(config);
+        Path audit = dir.resolve("data").resolve("logs").resolve("audit.log");
+        int port;
+        try (BasaltServer s = BasaltServer.start(config)) {
+            port = s.address().getPort();
+            io.basalt.client.net.ClientOptions options = io.basalt.client.net.ClientOptions.builder().retries(0)
+                    .tls(io.basalt.client.net.ClientOptions.ClientTls.trusting(server.ca())
+                            .presenting(alice.cert(), alice.key())).build();
+            try (Connection c = Basalt.connect("basalt://127.0.0.1:" + port, options,
+                    io.basalt.client.StoreOptions.defaults())) {
+                await(c.admin().createTable(TableDescriptor.of("t", "f")));
+                await(c.table("t").put(Put.of("r").addColumn("f", "q", "v"))); // not an admin operation
+                await(c.admin().flush("t"));
+                assertThatThrownBy(() -> await(c.admin().dropTable("nope"))).isNotNull();
+                await(c.admin().dropTable("t"));
+            }
+            try (Connection plain = Basalt.connect("basalt://127.0.0.1:" + port)) {
+                assertThatThrownBy(() -> await(plain.admin().listTables())).isNotNull();
+            }
+            for (int i = 0; i < 500 && s.tlsHandshakeFailures() == 0; i++) {
+                Thread.sleep(10);
+            }
+        }
+        String time = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) ";
+        List<String> lines = Files.readAllLines(audit);
+        // the plaintext client tries again (its retries), each try a refusal
+        assertThat(lines).as("%s", lines).hasSizeGreaterThanOrEqualTo(5).allMatch(l -> l.matches(time + "user=\\S+ from=\\S+ op=\\w+ target=.*"
+                + " outcome=.*"));
+        assertThat(lines.get(0)).matches(time + "user=\"alice\" from=/127\\.0\\.0\\.1:\\d+ op=CREATE_TABLE target=\"t\""
+                + " outcome=ok");
+        assertThat(lines.get(1)).contains("user=\"alice\"", "op=FLUSH target=\"t\" outcome=ok");
+        assertThat(lines.get(2)).contains("op=DROP_TABLE target=\"nope\" outcome=\"failed: ").contains("nope");
+        assertThat(lines.get(3)).contains("op=DROP_TABLE target=\"t\" outcome=ok");
+        assertThat(lines.subList(4, lines.size())).allSatisfy(l -> assertThat(l).contains("user=- ", "op=CONNECT",
+                "outcome=\"refused: TLS handshake failed: the other end does not speak TLS"));
+        assertThat(Files.readString(dir.resolve("data").resolve("logs").resolve("basalt.log")))
+                .as("the server log does not repeat the audit").doesNotContain("op=CREATE_TABLE");
+    }
 }

@@ -248,6 +248,8 @@ public final class BasaltServer implements AutoCloseable {
         @Override
         public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object event) {
             if (event instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent done && !done.isSuccess()) {
+                Audit.refused(String.valueOf(ctx.channel().remoteAddress()),
+                        "TLS handshake failed: " + io.basalt.protocol.Tls.explain(done.cause()));
                 long n = tlsHandshakeFailures.incrementAndGet();
                 long next = nextTlsFailureLog.get();
                 long now = System.nanoTime();
@@ -267,6 +269,7 @@ public final class BasaltServer implements AutoCloseable {
 
     /** Counts a connection refused at its handshake, and logs it (a flood: one line per interval). */
     void refused(String peer) {
+        Audit.refused(peer, config.maxConnections() + " connections are open (maxConnections)");
         long n = refused.incrementAndGet();
         long next = nextRefusalLog.get();
         long now = System.nanoTime();

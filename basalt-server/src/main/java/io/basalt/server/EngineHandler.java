@@ -174,7 +174,7 @@ public final class EngineHandler implements RequestHandler {
             case CREATE_TABLE -> {
                 TableDescriptor t = Messages.readTable(body);
                 List<byte[]> splitKeys = decode(body, op, Messages::readSplitKeys);
-                run(c, id, op, () -> store.admin().createTable(t, splitKeys), null);
+                run(c, id, op, audited(c, op, t.name(), () -> store.admin().createTable(t, splitKeys)), null);
             }
             case LIST_TABLES -> {
                 Wire.end(body, "LIST_TABLES");
@@ -186,15 +186,15 @@ public final class EngineHandler implements RequestHandler {
             }
             case DROP_TABLE -> {
                 String name = name(body, op);
-                run(c, id, op, () -> store.admin().dropTable(name), null);
+                run(c, id, op, audited(c, op, name, () -> store.admin().dropTable(name)), null);
             }
             case FLUSH -> {
                 String name = name(body, op);
-                run(c, id, op, () -> store.admin().flush(name), null);
+                run(c, id, op, audited(c, op, name, () -> store.admin().flush(name)), null);
             }
             case COMPACT -> {
                 String name = name(body, op);
-                run(c, id, op, () -> store.admin().compact(name), null);
+                run(c, id, op, audited(c, op, name, () -> store.admin().compact(name)), null);
             }
             case CLUSTER_STATUS -> {
                 Wire.end(body, "CLUSTER_STATUS");
@@ -225,12 +225,14 @@ public final class EngineHandler implements RequestHandler {
             case SPLIT -> {
                 String name = Wire.readString(body, "table name");
                 byte[] row = decode(body, op, b -> Wire.readBoolean(b, "has row") ? Wire.readBytes(b, "row") : null);
-                run(c, id, op, () -> store.admin().split(name, row), null);
+                run(c, id, op, audited(c, op, name + (row == null ? "" : " at " + io.basalt.bytes.Bytes.toStringBinary(row)),
+                        () -> store.admin().split(name, row)), null);
             }
             case SET_TABLE_DISABLED -> {
                 String name = Wire.readString(body, "table name");
                 boolean disabled = decode(body, op, b -> Wire.readBoolean(b, "disabled"));
-                run(c, id, op, () -> disabled ? store.admin().disableTable(name) : store.admin().enableTable(name), null);
+                run(c, id, op, audited(c, op, name + (disabled ? " disable" : " enable"),
+                        () -> disabled ? store.admin().disableTable(name) : store.admin().enableTable(name)), null);
             }
             case IS_TABLE_DISABLED -> {
                 String name = decode(body, op, b -> Wire.readString(b, "table name"));
@@ -238,18 +240,19 @@ public final class EngineHandler implements RequestHandler {
             }
             case MODIFY_TABLE -> {
                 TableDescriptor altered = decode(body, op, Messages::readTable);
-                run(c, id, op, () -> store.admin().modifyTable(altered), null);
+                run(c, id, op, audited(c, op, altered.name(), () -> store.admin().modifyTable(altered)), null);
             }
             case TRUNCATE_TABLE -> {
                 String name = Wire.readString(body, "table name");
                 boolean preserve = decode(body, op, b -> Wire.readBoolean(b, "preserve splits"));
-                run(c, id, op, () -> store.admin().truncateTable(name, preserve), null);
+                run(c, id, op, audited(c, op, name, () -> store.admin().truncateTable(name, preserve)), null);
             }
             case MERGE_REGIONS -> {
                 String name = Wire.readString(body, "table name");
                 String first = Wire.readString(body, "first region");
                 String second = decode(body, op, b -> Wire.readString(b, "second region"));
-                run(c, id, op, () -> store.admin().mergeRegions(name, first, second), null);
+                run(c, id, op, audited(c, op, name + " " + first + " + " + second,
+                        () -> store.admin().mergeRegions(name, first, second)), null);
             }
             case PUT, DELETE -> {
                 AsyncTable table = table(body, call);
@@ -345,6 +348,21 @@ public final class EngineHandler implements RequestHandler {
     private AsyncTable table(ByteBuf body, CallId call) {
         String name = Wire.readString(body, "table name");
         return call == null ? store.table(name) : ((IdentifiedCalls) store).table(name, call);
+    }
+
+    /** {@code call}, with a line in the audit log when it is answered. */
+    private static <T> Supplier<CompletableFuture<T>> audited(ServerConnection c, OpCode op, String target,
+                                                             Supplier<CompletableFuture<T>> call) {
+        return () -> {
+            CompletableFuture<T> f;
+            try {
+                f = call.get();
+            } catch (RuntimeException e) {
+                Audit.operation(c, op, target, e);
+                throw e;
+            }
+            return f.whenComplete((ok, failure) -> Audit.operation(c, op, target, failure));
+        };
     }
 
     /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */

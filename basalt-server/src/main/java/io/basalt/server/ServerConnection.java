@@ -161,6 +161,32 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         finished(requestId, op, Status.OK);
     }
 
+    /**
+     * Who the client is: the common name (or, without one, the whole subject) of the certificate
+     * it presented under mutual TLS, else {@code anonymous}.
+     */
+    String user() {
+        io.netty.handler.ssl.SslHandler tls = channel.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (tls == null) {
+            return "anonymous";
+        }
+        try {
+            java.security.cert.Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+            if (chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate x) {
+                String subject = x.getSubjectX500Principal().getName();
+                for (javax.naming.ldap.Rdn rdn : new javax.naming.ldap.LdapName(subject).getRdns()) {
+                    if (rdn.getType().equalsIgnoreCase("CN")) {
+                        return String.valueOf(rdn.getValue());
+                    }
+                }
+                return subject;
+            }
+        } catch (javax.net.ssl.SSLPeerUnverifiedException | javax.naming.InvalidNameException e) {
+            // no certificate presented (tlsClientAuth none or optional)
+        }
+        return "anonymous";
+    }
+
     /** The server this connection is to. */
     BasaltServer server() {
         return server;
