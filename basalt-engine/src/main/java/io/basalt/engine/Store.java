@@ -1068,25 +1068,10 @@ final class Store implements Closeable {
 
     /** Flushes the region, then compacts every family of it into one file, on the compactor thread. */
     CompletableFuture<Void> compactAsync(Region region) {
-        return flushAsync(region).thenCompose(flushed -> {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            try {
-                compactor.execute(() -> {
-                    try {
-                        compact(region, true);
-                        done.complete(null);
-                    } catch (IOException | RuntimeException e) {
-                        done.completeExceptionally(e);
-                    } catch (Error e) {
-                        done.completeExceptionally(e); // the caller hears of it, then the thread's handler
-                        throw e;
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                done.completeExceptionally(new BasaltException("the store in " + directory + " is closed"));
-            }
-            return done;
-        });
+        return flushAsync(region).thenCompose(flushed -> onCompactor(() -> {
+            compact(region, true);
+            return null;
+        }));
     }
 
     /**

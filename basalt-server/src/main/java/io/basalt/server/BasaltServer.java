@@ -81,7 +81,7 @@ public final class BasaltServer implements AutoCloseable {
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        if (config.insecure() && config.toBuilder().insecure(false).build().insecureRefusal() != null) {
+        if (config.insecure() && config.servesStrangers()) {
             LOG.warn("Serving {} without authenticating clients (insecure=true): anyone who reaches it can read and"
                     + " write every table", config.host());
         }

@@ -188,7 +188,7 @@ final class HttpEndpoint implements AutoCloseable {
         j.field("http", server.httpAddress().getHostString() + ":" + server.httpAddress().getPort());
         j.field("data", server.config().dataDir().toAbsolutePath().normalize().toString());
         j.field("started", started.toString());
-        j.field("uptimeSeconds", (Instant.now().toEpochMilli() - started.toEpochMilli()) / 1000);
+        j.field("uptimeSeconds", server.uptimeMillis() / 1000);
         j.field("connections", server.connections());
         j.field("inFlight", server.inFlight());
         j.field("requests", server.metrics().requestsAnswered());

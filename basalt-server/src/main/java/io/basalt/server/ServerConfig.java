@@ -264,13 +264,18 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * {@code insecure=true} lets such a server start. The HTTP endpoint binds the same host.
      */
     public String insecureRefusal() {
-        boolean authenticated = tls.enabled() && tls.clientAuth() == io.basalt.protocol.Tls.ClientCertificates.REQUIRE;
-        if (insecure || authenticated || loopback(host)) {
+        if (insecure || !servesStrangers()) {
             return null;
         }
         return "refusing to serve " + host + " without authenticating clients: anyone who reaches it could read and"
                 + " write every table. Require client certificates (tlsCert, tlsKey, tlsCa, tlsClientAuth=require;"
                 + " see docs/security.md), listen on 127.0.0.1, or accept the risk with insecure=true (--insecure)";
+    }
+
+    /** Whether the server listens beyond loopback without authenticating clients (mutual TLS). */
+    public boolean servesStrangers() {
+        boolean authenticated = tls.enabled() && tls.clientAuth() == io.basalt.protocol.Tls.ClientCertificates.REQUIRE;
+        return !authenticated && !loopback(host);
     }
 
     private static boolean loopback(String host) {

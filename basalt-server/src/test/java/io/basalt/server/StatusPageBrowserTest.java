@@ -160,19 +160,11 @@ class StatusPageBrowserTest {
                 Map<String, Object> t = map(o);
                 // after the quiet second, the page has looked twice with nothing moving: no reads or writes per second
                 same(wrong, "row of table " + t.get("name"), tables.get(String.valueOf(t.get("name"))),
-                        List.of(String.valueOf(t.get("name")), String.valueOf(t.get("disabled")),
-                                String.valueOf(t.get("regions")), String.valueOf(t.get("files")),
-                                bytes(number(t.get("sizeBytes"))), bytes(number(t.get("memtableBytes"))),
-                                String.valueOf(t.get("readRequests")), String.valueOf(t.get("writeRequests")), "0.0",
-                                "0.0"));
+                        shown(t, "name", "disabled", "regions", "files"));
                 for (Object ro : list(t.get("regionList"))) {
                     Map<String, Object> g = map(ro);
                     same(wrong, "row of region " + g.get("name"), regions.get(String.valueOf(g.get("name"))),
-                            List.of(String.valueOf(g.get("name")), String.valueOf(g.get("start")),
-                                    String.valueOf(g.get("end")), String.valueOf(g.get("files")),
-                                    bytes(number(g.get("sizeBytes"))), bytes(number(g.get("memtableBytes"))),
-                                    String.valueOf(g.get("readRequests")), String.valueOf(g.get("writeRequests")),
-                                    "0.0", "0.0"));
+                            shown(g, "name", "start", "end", "files"));
                 }
             }
             same(wrong, "regions listed", regions.size(), 2);
@@ -348,6 +340,20 @@ class StatusPageBrowserTest {
         if (!String.valueOf(shown).equals(String.valueOf(expected))) {
             wrong.add(what + ": the page shows " + shown + ", /api/status says " + expected);
         }
+    }
+
+    /**
+     * A table's or region's row as the page should show it once nothing moves: the {@code first}
+     * fields as they are, then its sizes, its counts and rates of zero.
+     */
+    private static List<String> shown(Map<String, Object> row, String... first) {
+        List<String> cells = new ArrayList<>();
+        for (String field : first) {
+            cells.add(String.valueOf(row.get(field)));
+        }
+        cells.addAll(List.of(bytes(number(row.get("sizeBytes"))), bytes(number(row.get("memtableBytes"))),
+                String.valueOf(row.get("readRequests")), String.valueOf(row.get("writeRequests")), "0.0", "0.0"));
+        return cells;
     }
 
     /** A rate as the page shows it; "–" (no previous look yet) as -1. */
