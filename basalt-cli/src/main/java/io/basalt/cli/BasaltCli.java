@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = BasaltCli.Version.class,
         description = "Basalt: a wide-column, sorted, durable store for the JVM.",
-        subcommands = {ShellCommand.class, ServerCommand.class, CertCommand.class, VersionCommand.class, TestCommand.class, BenchCommand.class,
+        subcommands = {ShellCommand.class, ServerCommand.class, CertCommand.class, UserCommand.class, VersionCommand.class, TestCommand.class, BenchCommand.class,
             StressCommand.class, LoadCommand.class, ClusterCommand.class, YcsbCommand.class,
             CommandLine.HelpCommand.class})
 public final class BasaltCli implements Runnable {

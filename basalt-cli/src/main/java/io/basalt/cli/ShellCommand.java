@@ -1,7 +1,6 @@
 package io.basalt.cli;
 
 import io.basalt.cli.shell.Shell;
-import io.basalt.client.Basalt;
 import io.basalt.client.Connection;
 import java.io.BufferedReader;
 import java.io.Console;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,24 +22,8 @@ import picocli.CommandLine.Option;
             "Type help in the shell for the commands."})
 final class ShellCommand implements Callable<Integer> {
 
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "basalt-data",
-            description = "The store's directory, created if needed (default: ${DEFAULT-VALUE}).")
-    private Path data;
-
-    @Option(names = "--connect", paramLabel = "HOST:PORT",
-            description = "Use the server at HOST:PORT (or basalt://HOST:PORT) instead of a local directory.")
-    private String connect;
-
-    @Option(names = "--tls-ca", paramLabel = "FILE",
-            description = "CA certificates (PEM) the server's certificate must be signed by; turns TLS on"
-                    + " (basalts:// alone trusts the JDK's CAs)")
-    private Path tlsCa;
-
-    @Option(names = "--tls-cert", paramLabel = "FILE", description = "this client's certificate (PEM), for mutual TLS")
-    private Path tlsCert;
-
-    @Option(names = "--tls-key", paramLabel = "FILE", description = "its private key (PKCS#8 PEM)")
-    private Path tlsKey;
+    @picocli.CommandLine.Mixin
+    private ConnectOptions where = new ConnectOptions();
 
     @Option(names = {"-e", "--execute"}, paramLabel = "COMMANDS",
             description = "Run these commands (separated by ; or new lines) and exit.")
@@ -50,8 +32,8 @@ final class ShellCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        try (Connection connection = open()) {
-            Shell shell = new Shell(connection, out);
+        try (Connection connection = where.open()) {
+            Shell shell = new Shell(connection, out, where.user);
             if (execute != null) {
                 return shell.run(execute) == Shell.Outcome.ERROR ? 1 : 0;
             }
@@ -62,20 +44,6 @@ final class ShellCommand implements Callable<Integer> {
             }
             return interactive(shell, out);
         }
-    }
-
-    private Connection open() {
-        if (connect == null) {
-            return Basalt.open(data);
-        }
-        String uri = connect.contains("://") ? connect : "basalt://" + connect;
-        if (tlsCa == null && tlsCert == null && tlsKey == null) {
-            return Basalt.connect(uri);
-        }
-        io.basalt.client.net.ClientOptions.ClientTls tls = new io.basalt.client.net.ClientOptions.ClientTls(tlsCa,
-                tlsCert, tlsKey);
-        return Basalt.connect(uri, io.basalt.client.net.ClientOptions.builder().tls(tls).build(),
-                io.basalt.client.StoreOptions.defaults());
     }
 
     private static int interactive(Shell shell, PrintStream out) throws IOException {

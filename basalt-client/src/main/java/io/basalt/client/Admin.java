@@ -154,4 +154,55 @@ public interface Admin {
         return CompletableFuture.failedFuture(new IllegalArgumentException(
                 "not a cluster: this store runs on one node (start a cluster with basalt cluster start)"));
     }
+
+    // ------------------------------------------------------------------ users and grants (issue 23)
+
+    /**
+     * Adds a user who authenticates with {@code password} (SCRAM-SHA-256; the store keeps a salted
+     * credential, never the password). Needs global A; fails if the user exists.
+     */
+    default CompletableFuture<Void> addUser(String user, char[] password) {
+        return unsupported("addUser");
+    }
+
+    /** Removes a user and every grant to it. Needs global A. */
+    default CompletableFuture<Void> removeUser(String user) {
+        return unsupported("removeUser");
+    }
+
+    /** Sets a user's password. Needs global A, or to be that user. */
+    default CompletableFuture<Void> changePassword(String user, char[] password) {
+        return unsupported("changePassword");
+    }
+
+    /** The users, sorted. Needs global A. */
+    default CompletableFuture<List<String>> listUsers() {
+        return unsupported("listUsers");
+    }
+
+    /**
+     * Sets what {@code permission.user()} may do at its scope to {@code permission.actions()},
+     * replacing what was granted there. Needs A at that scope's table, or globally.
+     */
+    default CompletableFuture<Void> grant(io.basalt.client.security.Permission permission) {
+        return unsupported("grant");
+    }
+
+    /** Takes {@code permission.actions()} away at its scope. Needs A as {@link #grant} does. */
+    default CompletableFuture<Void> revoke(io.basalt.client.security.Permission permission) {
+        return unsupported("revoke");
+    }
+
+    /**
+     * The grants of {@code user} (null: everyone's) that touch {@code table} (null: every table).
+     * Needs global A, A on {@code table}, or to ask about oneself.
+     */
+    default CompletableFuture<List<io.basalt.client.security.Permission>> permissions(String user, String table) {
+        return unsupported("permissions");
+    }
+
+    private static <T> CompletableFuture<T> unsupported(String what) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(what
+                + " is not supported by this connection (users and grants are kept by a single store or server)"));
+    }
 }

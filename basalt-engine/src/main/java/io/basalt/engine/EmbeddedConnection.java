@@ -77,7 +77,73 @@ final class EmbeddedConnection implements Connection {
         T get() throws IOException;
     }
 
+    /** Users and grants in this store, read and written unchecked: who opens the files owns them. */
+    private io.basalt.client.security.AccessControl acl;
+
+    private synchronized io.basalt.client.security.AccessControl acl() {
+        if (acl == null) {
+            acl = io.basalt.client.security.AccessControl.over(this, java.util.Set.of(), java.time.Duration.ZERO);
+        }
+        return acl;
+    }
+
     private final class EmbeddedAdmin implements Admin {
+        @Override
+        public CompletableFuture<Void> addUser(String user, char[] password) {
+            return call(() -> {
+                acl().addUser(user, io.basalt.client.security.AccessControl.credential(password));
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> removeUser(String user) {
+            return call(() -> {
+                acl().removeUser(user);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> changePassword(String user, char[] password) {
+            return call(() -> {
+                acl().changePassword(user, io.basalt.client.security.AccessControl.credential(password));
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<List<String>> listUsers() {
+            return call(() -> {
+                acl().reload();
+                return acl().users();
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> grant(io.basalt.client.security.Permission permission) {
+            return call(() -> {
+                acl().grant(permission);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> revoke(io.basalt.client.security.Permission permission) {
+            return call(() -> {
+                acl().revoke(permission);
+                return null;
+            });
+        }
+
+        @Override
+        public CompletableFuture<List<io.basalt.client.security.Permission>> permissions(String user, String table) {
+            return call(() -> {
+                acl().reload();
+                return acl().permissions(user, table);
+            });
+        }
+
         @Override
         public CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
             return call(() -> {

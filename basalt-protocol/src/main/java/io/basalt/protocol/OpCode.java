@@ -44,7 +44,22 @@ public enum OpCode {
     /** A cluster's nodes and regions with their leaders (issue 19); a single server answers INVALID_ARGUMENT. */
     CLUSTER_STATUS(41, true),
     /** One store's memory, files, background work and regions with request counts (the shell's status); a cluster node's: the replicas it holds. */
-    SERVER_STATUS(45, true);
+    SERVER_STATUS(45, true),
+    /**
+     * One step of SASL SCRAM-SHA-256 (issue 23): the mechanism's name and the client's message;
+     * answered with the server's. Two steps authenticate the connection.
+     */
+    AUTHENTICATE(50, false),
+    /** Adds a user: its name and credential (made by the client, so no password travels). */
+    USER_ADD(51, false),
+    USER_REMOVE(52, false),
+    /** Sets a user's credential. */
+    USER_PASSWORD(53, false),
+    USER_LIST(54, true),
+    GRANT(55, false),
+    REVOKE(56, false),
+    /** The grants of a user (or everyone) touching a table (or every table). */
+    USER_PERMISSIONS(57, true);
 
     private static final OpCode[] BY_CODE = new OpCode[256];
 

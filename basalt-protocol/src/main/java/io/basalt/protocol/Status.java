@@ -33,7 +33,14 @@ public enum Status {
      */
     UNAVAILABLE(12),
     /** The table is disabled: reads and writes are refused until it is enabled. The one argument is the table. */
-    TABLE_DISABLED(13);
+    TABLE_DISABLED(13),
+    /**
+     * The server needs the connection authenticated before this request, or the authentication
+     * failed (a wrong password, an unknown user, too many failures from this address). Never retried.
+     */
+    UNAUTHENTICATED(14),
+    /** The user lacks the permission the request needs; the message names it. Never retried. */
+    PERMISSION_DENIED(15);
 
     private static final Status[] BY_CODE = new Status[256];
 

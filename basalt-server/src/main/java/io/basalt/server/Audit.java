@@ -23,6 +23,17 @@ final class Audit {
                 failure == null ? "ok" : quote("failed: " + ServerConnection.unwrap(failure).getMessage()));
     }
 
+    /** A request was refused for want of a permission. */
+    static void denied(ServerConnection c, OpCode op, String why) {
+        LOG.info("user={} from={} op={} target=- outcome={}", quote(c.user()), c.peer(), op, quote("refused: " + why));
+    }
+
+    /** An authentication ended: {@code failure} null when it succeeded. Never a password or a proof: a name and a reason. */
+    static void authentication(ServerConnection c, String user, String failure) {
+        LOG.info("user={} from={} op=AUTHENTICATE target=- outcome={}", quote(user == null ? "-" : user), c.peer(),
+                failure == null ? "ok" : quote("refused: " + failure));
+    }
+
     /** A connection was refused before any request: too many connections, a failed TLS handshake. */
     static void refused(String peer, String why) {
         LOG.info("user=- from={} op=CONNECT target=- outcome={}", peer, quote("refused: " + why));

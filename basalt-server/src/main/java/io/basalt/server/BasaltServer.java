@@ -73,6 +73,13 @@ public final class BasaltServer implements AutoCloseable {
     private volatile boolean shuttingDown;
     private boolean closed;
     private final long startedNanos = System.nanoTime();
+    /** Failed authentications per address (see {@link AuthFailures}). */
+    private final AuthFailures authFailures;
+    /**
+     * Random per start: SCRAM's answer to an unknown user is derived from it, so it looks like a
+     * real user's and stays the same for that name while the server runs.
+     */
+    private final byte[] authSecret = new byte[32];
 
     private BasaltServer(ServerConfig config, RequestHandler handler) throws InterruptedException {
         this.config = config;
@@ -86,6 +93,13 @@ public final class BasaltServer implements AutoCloseable {
                     + " write every table", config.host());
         }
         this.tls = config.tls().enabled() ? new ServerTls(config.tls()) : null; // a bad file fails the start here
+        this.authFailures = new AuthFailures(config.auth().maxFailures(), config.auth().failureWindow().toNanos());
+        new java.security.SecureRandom().nextBytes(authSecret);
+        if (config.auth().mode() == ServerConfig.AuthMode.PASSWORD && !config.tls().enabled()
+                && !isLoopback(config.host())) {
+            LOG.warn("auth=password without TLS: passwords never cross the network (SCRAM), but the data does, in the"
+                    + " clear; set tlsCert and tlsKey");
+        }
         this.metrics = new ServerMetrics(config);
         Transport transport = Transport.best();
         this.boss = transport.group(1, "basalt-accept");
@@ -140,7 +154,7 @@ public final class BasaltServer implements AutoCloseable {
             boss.next().scheduleAtFixedRate(tls::reloadIfChanged, every, every, TimeUnit.NANOSECONDS);
         }
         LOG.info("Basalt server listening on {} ({} transport, {} writes){}", address(), transport, config.writeMode(),
-                http == null ? "" : "; metrics and status on http://" + http.address().getHostString() + ":"
+                http == null ? "" : "; metrics and status on " + (tls == null ? "http" : "https") + "://" + http.address().getHostString() + ":"
                         + http.address().getPort() + "/");
         LOG.info("Configuration in effect: {}", config.effective());
     }
@@ -212,6 +226,27 @@ public final class BasaltServer implements AutoCloseable {
     /** Whether this server is a cluster node (its handler applies call-id writes once): said at each handshake. */
     boolean clusterNode() {
         return handler.appliesCallsOnce();
+    }
+
+    /** The client port's TLS (the HTTP endpoint serves HTTPS with it), or null without TLS. */
+    ServerTls tls() {
+        return tls;
+    }
+
+    AuthFailures authFailures() {
+        return authFailures;
+    }
+
+    byte[] authSecret() {
+        return authSecret;
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
     }
 
     RequestHandler handler() {

@@ -17,6 +17,9 @@ import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
 import io.basalt.client.net.Messages;
+import io.basalt.client.security.AccessControl;
+import io.basalt.client.security.Permission;
+import io.basalt.client.security.Scram;
 import io.basalt.client.spi.IdentifiedCalls;
 import io.basalt.protocol.CallId;
 import io.basalt.protocol.MalformedFrameException;
@@ -79,6 +82,10 @@ public final class EngineHandler implements RequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(EngineHandler.class);
 
     private final Connection store;
+    /** Users and grants every request is checked against; null when the server does not authenticate. */
+    private final AccessControl access;
+    /** Reads and writes users and grants when {@link #access} is null (auth=none); made on first use. */
+    private AccessControl unchecked;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final ScheduledExecutorService reaper;
     private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
@@ -101,6 +108,13 @@ public final class EngineHandler implements RequestHandler {
 
     private EngineHandler(Connection store, ServerConfig config, Supplier<io.basalt.engine.StoreMetrics> metrics) {
         this.store = store;
+        if (config.auth().enabled() && store instanceof IdentifiedCalls) {
+            throw new IllegalArgumentException("auth=" + config.auth().mode().name().toLowerCase(java.util.Locale.ROOT)
+                    + " is not supported by cluster nodes yet (users and grants are kept by a single server);"
+                    + " protect a cluster with mutual TLS on its client port (docs/security.md)");
+        }
+        this.access = config.auth().enabled() ? AccessControl.over(store, config.auth().superusers(),
+                config.auth().refresh()) : null;
         this.metrics = metrics;
         this.leaseNanos = config.scannerLease().toNanos();
         this.timeLimitNanos = config.scanTimeLimit().toNanos();
@@ -174,37 +188,40 @@ public final class EngineHandler implements RequestHandler {
             case CREATE_TABLE -> {
                 TableDescriptor t = Messages.readTable(body);
                 List<byte[]> splitKeys = decode(body, op, Messages::readSplitKeys);
-                run(c, id, op, audited(c, op, t.name(), () -> store.admin().createTable(t, splitKeys)), null);
+                run(c, id, op, audited(c, op, t.name(), () -> admin(c).createTable(t, splitKeys)), null);
             }
             case LIST_TABLES -> {
                 Wire.end(body, "LIST_TABLES");
-                run(c, id, op, () -> store.admin().listTables(), Messages::writeTables);
+                run(c, id, op, () -> admin(c).listTables(), Messages::writeTables);
             }
             case DESCRIBE_TABLE -> {
                 String name = name(body, op);
-                run(c, id, op, () -> store.admin().describeTable(name), Messages::writeTable);
+                run(c, id, op, () -> admin(c).describeTable(name), Messages::writeTable);
             }
             case DROP_TABLE -> {
                 String name = name(body, op);
-                run(c, id, op, audited(c, op, name, () -> store.admin().dropTable(name)), null);
+                run(c, id, op, audited(c, op, name, () -> admin(c).dropTable(name)), null);
             }
             case FLUSH -> {
                 String name = name(body, op);
-                run(c, id, op, audited(c, op, name, () -> store.admin().flush(name)), null);
+                run(c, id, op, audited(c, op, name, () -> admin(c).flush(name)), null);
             }
             case COMPACT -> {
                 String name = name(body, op);
-                run(c, id, op, audited(c, op, name, () -> store.admin().compact(name)), null);
+                run(c, id, op, audited(c, op, name, () -> admin(c).compact(name)), null);
             }
             case CLUSTER_STATUS -> {
                 Wire.end(body, "CLUSTER_STATUS");
-                run(c, id, op, () -> store.admin().clusterStatus(), Messages::writeClusterInfo);
+                run(c, id, op, () -> admin(c).clusterStatus(), Messages::writeClusterInfo);
             }
             case SERVER_STATUS -> {
                 Wire.end(body, "SERVER_STATUS");
                 BasaltServer server = c.server();
                 String address = server.address().getHostString() + ":" + server.address().getPort();
                 run(c, id, op, () -> {
+                    if (access != null) {
+                        access.checkGlobal(c.user(), io.basalt.client.security.Action.ADMIN, "see the server's status");
+                    }
                     io.basalt.engine.StoreMetrics m = storeMetrics();
                     if (m == null) {
                         throw new IllegalArgumentException("this server has no store of its own to describe");
@@ -215,47 +232,111 @@ public final class EngineHandler implements RequestHandler {
             }
             case LIST_REGIONS -> {
                 String name = name(body, op);
-                run(c, id, op, () -> store.admin().listRegions(name), Messages::writeRegions);
+                run(c, id, op, () -> admin(c).listRegions(name), Messages::writeRegions);
             }
             case LOCATE_REGION -> {
                 String name = Wire.readString(body, "table name");
                 byte[] row = decode(body, op, b -> Wire.readBytes(b, "row"));
-                run(c, id, op, () -> store.admin().locateRegion(name, row), Messages::writeRegion);
+                run(c, id, op, () -> admin(c).locateRegion(name, row), Messages::writeRegion);
             }
             case SPLIT -> {
                 String name = Wire.readString(body, "table name");
                 byte[] row = decode(body, op, b -> Wire.readBoolean(b, "has row") ? Wire.readBytes(b, "row") : null);
                 run(c, id, op, audited(c, op, name + (row == null ? "" : " at " + io.basalt.bytes.Bytes.toStringBinary(row)),
-                        () -> store.admin().split(name, row)), null);
+                        () -> admin(c).split(name, row)), null);
             }
             case SET_TABLE_DISABLED -> {
                 String name = Wire.readString(body, "table name");
                 boolean disabled = decode(body, op, b -> Wire.readBoolean(b, "disabled"));
                 run(c, id, op, audited(c, op, name + (disabled ? " disable" : " enable"),
-                        () -> disabled ? store.admin().disableTable(name) : store.admin().enableTable(name)), null);
+                        () -> disabled ? admin(c).disableTable(name) : admin(c).enableTable(name)), null);
             }
             case IS_TABLE_DISABLED -> {
                 String name = decode(body, op, b -> Wire.readString(b, "table name"));
-                run(c, id, op, () -> store.admin().isTableDisabled(name), Wire::writeBoolean);
+                run(c, id, op, () -> admin(c).isTableDisabled(name), Wire::writeBoolean);
             }
             case MODIFY_TABLE -> {
                 TableDescriptor altered = decode(body, op, Messages::readTable);
-                run(c, id, op, audited(c, op, altered.name(), () -> store.admin().modifyTable(altered)), null);
+                run(c, id, op, audited(c, op, altered.name(), () -> admin(c).modifyTable(altered)), null);
             }
             case TRUNCATE_TABLE -> {
                 String name = Wire.readString(body, "table name");
                 boolean preserve = decode(body, op, b -> Wire.readBoolean(b, "preserve splits"));
-                run(c, id, op, audited(c, op, name, () -> store.admin().truncateTable(name, preserve)), null);
+                run(c, id, op, audited(c, op, name, () -> admin(c).truncateTable(name, preserve)), null);
             }
             case MERGE_REGIONS -> {
                 String name = Wire.readString(body, "table name");
                 String first = Wire.readString(body, "first region");
                 String second = decode(body, op, b -> Wire.readString(b, "second region"));
                 run(c, id, op, audited(c, op, name + " " + first + " + " + second,
-                        () -> store.admin().mergeRegions(name, first, second)), null);
+                        () -> admin(c).mergeRegions(name, first, second)), null);
             }
+            case USER_ADD, USER_PASSWORD -> {
+                String user = Wire.readString(body, "user");
+                Scram.Credential credential = decode(body, op, b -> Scram.Credential.decode(Wire.readString(b, "credential")));
+                boolean add = op == OpCode.USER_ADD;
+                run(c, id, op, audited(c, op, user, () -> users(() -> {
+                    if (access != null) {
+                        access.checkUsers(c.user(), user, !add, (add ? "add user '" : "change the password of user '")
+                                + user + "'");
+                    }
+                    if (add) {
+                        acl().addUser(user, credential);
+                    } else {
+                        acl().changePassword(user, credential);
+                    }
+                    return null;
+                })), null);
+            }
+            case USER_REMOVE -> {
+                String user = decode(body, op, b -> Wire.readString(b, "user"));
+                run(c, id, op, audited(c, op, user, () -> users(() -> {
+                    if (access != null) {
+                        access.checkUsers(c.user(), user, false, "remove user '" + user + "'");
+                    }
+                    acl().removeUser(user);
+                    return null;
+                })), null);
+            }
+            case USER_LIST -> {
+                Wire.end(body, "USER_LIST");
+                run(c, id, op, () -> users(() -> {
+                    if (access != null) {
+                        access.checkUsers(c.user(), null, false, "list the users");
+                    }
+                    return acl().users();
+                }), Messages::writeStrings);
+            }
+            case GRANT, REVOKE -> {
+                Permission p = decode(body, op, Messages::readPermission);
+                boolean grant = op == OpCode.GRANT;
+                run(c, id, op, audited(c, op, p.toString(), () -> users(() -> {
+                    if (access != null) {
+                        access.checkGrant(c.user(), p, grant ? "grant" : "revoke");
+                    }
+                    if (grant) {
+                        acl().grant(p);
+                    } else {
+                        acl().revoke(p);
+                    }
+                    return null;
+                })), null);
+            }
+            case USER_PERMISSIONS -> {
+                String user = Wire.readString(body, "user");
+                String table = decode(body, op, b -> Wire.readString(b, "table"));
+                String of = user.isEmpty() ? null : user;
+                String on = table.isEmpty() ? null : table;
+                run(c, id, op, () -> users(() -> {
+                    if (access != null) {
+                        access.checkPermissions(c.user(), of, on);
+                    }
+                    return acl().permissions(of, on);
+                }), Messages::writePermissions);
+            }
+            case AUTHENTICATE -> throw new IllegalStateException("AUTHENTICATE is the connection's");
             case PUT, DELETE -> {
-                AsyncTable table = table(body, call);
+                AsyncTable table = table(c, body, call);
                 Mutation m = decode(body, op, Messages::readMutation);
                 if (op == OpCode.PUT && !(m instanceof Put) || op == OpCode.DELETE && !(m instanceof Delete)) {
                     throw new MalformedFrameException(op + " carries a " + m.getClass().getSimpleName());
@@ -263,7 +344,7 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> m instanceof Put p ? table.put(p) : table.delete((Delete) m), null);
             }
             case INCREMENT -> {
-                AsyncTable table = table(body, call);
+                AsyncTable table = table(c, body, call);
                 Mutation m = decode(body, op, Messages::readMutation);
                 if (!(m instanceof Increment inc)) {
                     throw new MalformedFrameException("INCREMENT carries a " + m.getClass().getSimpleName());
@@ -271,7 +352,7 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> table.increment(inc), Messages::writeResult);
             }
             case APPEND -> {
-                AsyncTable table = table(body, call);
+                AsyncTable table = table(c, body, call);
                 Mutation m = decode(body, op, Messages::readMutation);
                 if (!(m instanceof Append append)) {
                     throw new MalformedFrameException("APPEND carries a " + m.getClass().getSimpleName());
@@ -279,7 +360,7 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> table.append(append), Messages::writeResult);
             }
             case GET -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(c, body);
                 Get get = decode(body, op, b -> {
                     Get g = Messages.readGet(b);
                     Messages.readConsistency(b, g);
@@ -288,17 +369,17 @@ public final class EngineHandler implements RequestHandler {
                 run(c, id, op, () -> table.get(get), Messages::writeResult);
             }
             case CHECK_AND_MUTATE -> {
-                AsyncTable table = table(body, call);
+                AsyncTable table = table(c, body, call);
                 CheckAndMutate check = decode(body, op, Messages::readCheckAndMutate);
                 run(c, id, op, () -> table.checkAndMutate(check), Wire::writeBoolean);
             }
             case BATCH -> {
-                AsyncTable table = table(body, call);
+                AsyncTable table = table(c, body, call);
                 List<Mutation> mutations = decode(body, op, Messages::readMutations);
                 executor.execute(() -> batch(c, id, table, mutations));
             }
             case SCAN_OPEN -> {
-                AsyncTable table = table(body);
+                AsyncTable table = table(c, body);
                 Scan scan = decode(body, op, b -> {
                     Scan sc = Messages.readScan(b);
                     Messages.readConsistency(b, sc);
@@ -341,13 +422,58 @@ public final class EngineHandler implements RequestHandler {
         return decode(body, op, b -> Wire.readString(b, "table name"));
     }
 
-    private AsyncTable table(ByteBuf body) {
-        return store.table(Wire.readString(body, "table name"));
+    private AsyncTable table(ServerConnection c, ByteBuf body) {
+        return c.view(store).table(Wire.readString(body, "table name"));
     }
 
-    private AsyncTable table(ByteBuf body, CallId call) {
+    /** The table a request names, as the connection's user reaches it (checked when the server authenticates). */
+    private AsyncTable table(ServerConnection c, ByteBuf body, CallId call) {
         String name = Wire.readString(body, "table name");
-        return call == null ? store.table(name) : ((IdentifiedCalls) store).table(name, call);
+        if (call == null) {
+            return c.view(store).table(name);
+        }
+        AsyncTable once = ((IdentifiedCalls) store).table(name, call);
+        return access == null ? once : access.guard(c.user(), once);
+    }
+
+    /** The store's admin as the connection's user reaches it. */
+    private io.basalt.client.Admin admin(ServerConnection c) {
+        return c.view(store).admin();
+    }
+
+    /** The users and grants this server checks requests against, or null when it does not authenticate. */
+    @Override
+    public AccessControl access() {
+        return access;
+    }
+
+    /**
+     * Runs a user or grant operation (it reads and writes the store, blocking: it runs on the
+     * request's virtual thread). Over a cluster's store users live nowhere yet: refused by name.
+     */
+    private <T> CompletableFuture<T> users(java.util.concurrent.Callable<T> op) {
+        if (store instanceof IdentifiedCalls) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    "users and grants are not kept by a cluster yet; see docs/security.md"));
+        }
+        try {
+            return CompletableFuture.completedFuture(op.call());
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The users and grants: the checking instance, or (auth=none) one that only reads and writes them. */
+    private AccessControl acl() {
+        if (access != null) {
+            return access;
+        }
+        synchronized (this) {
+            if (unchecked == null) {
+                unchecked = AccessControl.over(store, java.util.Set.of(), java.time.Duration.ZERO);
+            }
+            return unchecked;
+        }
     }
 
     /** {@code call}, with a line in the audit log when it is answered. */
@@ -358,10 +484,17 @@ public final class EngineHandler implements RequestHandler {
             try {
                 f = call.get();
             } catch (RuntimeException e) {
-                Audit.operation(c, op, target, e);
+                if (!(e instanceof io.basalt.client.security.AccessDeniedException)) {
+                    Audit.operation(c, op, target, e);
+                }
                 throw e;
             }
-            return f.whenComplete((ok, failure) -> Audit.operation(c, op, target, failure));
+            // a refusal is audited where it is answered (ServerConnection.fail), once
+            return f.whenComplete((ok, failure) -> {
+                if (!(ServerConnection.unwrap(failure) instanceof io.basalt.client.security.AccessDeniedException)) {
+                    Audit.operation(c, op, target, failure);
+                }
+            });
         };
     }
 
@@ -737,6 +870,9 @@ public final class EngineHandler implements RequestHandler {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (access != null) {
+            access.close();
         }
         store.close();
     }

@@ -51,7 +51,14 @@ final class HttpEndpoint implements AutoCloseable {
     private HttpEndpoint(BasaltServer server) throws IOException {
         this.server = server;
         ServerConfig config = server.config();
-        this.http = HttpServer.create(new InetSocketAddress(config.host(), config.httpPort()), 64);
+        if (server.tls() != null) {
+            com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
+                    new InetSocketAddress(config.host(), config.httpPort()), 64);
+            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(server.tls().httpsContext()));
+            this.http = https;
+        } else {
+            this.http = HttpServer.create(new InetSocketAddress(config.host(), config.httpPort()), 64);
+        }
         this.executor = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("basalt-http").daemon()
                 .unstarted(r));
         http.setExecutor(executor);
@@ -80,6 +87,9 @@ final class HttpEndpoint implements AutoCloseable {
                         .getBytes(StandardCharsets.UTF_8));
                 return;
             }
+            if (!authorized(exchange)) {
+                return;
+            }
             String path = exchange.getRequestURI().getPath();
             switch (path) {
                 case "/metrics" -> {
@@ -96,6 +106,66 @@ final class HttpEndpoint implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.debug("HTTP request {} failed: {}", exchange.getRequestURI(), e.toString());
         }
+    }
+
+    /**
+     * When the server authenticates, every page needs HTTP Basic credentials of a user holding
+     * global A (the page and the metrics show every table and the configuration). Failures count
+     * against the address as the client port's do; the password is checked against the stored
+     * SCRAM credential (a key derivation per request: the page's few requests a second afford it).
+     * False when the exchange was answered 401 or 403.
+     */
+    private boolean authorized(HttpExchange exchange) throws IOException {
+        io.basalt.client.security.AccessControl access = server.handler().access();
+        if (access == null) {
+            return true;
+        }
+        java.net.InetAddress from = exchange.getRemoteAddress().getAddress();
+        long now = System.nanoTime();
+        long wait = server.authFailures().refusedFor(from, now);
+        if (wait > 0) {
+            exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait))));
+            send(exchange, 429, "text/plain; charset=utf-8", ("too many failed authentications from "
+                    + from.getHostAddress() + "\n").getBytes(StandardCharsets.UTF_8));
+            return false;
+        }
+        String header = exchange.getRequestHeaders().getFirst("Authorization");
+        String user = null;
+        boolean ok = false;
+        if (header != null && header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            byte[] decoded;
+            try {
+                decoded = java.util.Base64.getDecoder().decode(header.substring(6).trim());
+            } catch (IllegalArgumentException e) {
+                decoded = new byte[0];
+            }
+            String pair = new String(decoded, StandardCharsets.UTF_8);
+            int colon = pair.indexOf(':');
+            if (colon > 0) {
+                user = pair.substring(0, colon);
+                char[] password = pair.substring(colon + 1).toCharArray();
+                io.basalt.client.security.Scram.Credential credential = access.credential(user);
+                ok = credential != null && credential.matches(password);
+                java.util.Arrays.fill(password, '\0');
+            }
+        }
+        if (!ok) {
+            if (header != null) {
+                server.authFailures().failed(from, now);
+                LOG.info("HTTP authentication from {} failed{}", from.getHostAddress(),
+                        user == null ? "" : " for user '" + user + "'");
+            }
+            exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"basalt\", charset=\"UTF-8\"");
+            send(exchange, 401, "text/plain; charset=utf-8", ("this server authenticates: give the user and password of"
+                    + " a user with global A (HTTP Basic)\n").getBytes(StandardCharsets.UTF_8));
+            return false;
+        }
+        if (!access.allows(user, io.basalt.client.security.Action.ADMIN, null, null)) {
+            send(exchange, 403, "text/plain; charset=utf-8", ("user '" + user + "' may not see the status page or the"
+                    + " metrics: it needs global A\n").getBytes(StandardCharsets.UTF_8));
+            return false;
+        }
+        return true;
     }
 
     private static void send(HttpExchange exchange, int code, String type, byte[] body) throws IOException {

@@ -37,6 +37,14 @@ public interface RequestHandler extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The users and grants requests are checked against, or {@code null} when the server does
+     * not authenticate (auth=none): then every client may do everything.
+     */
+    default io.basalt.client.security.AccessControl access() {
+        return null;
+    }
+
     /** The connection closed: release what it held (scanners...). */
     default void closed(ServerConnection connection) {}
 

@@ -66,6 +66,9 @@ import java.util.TreeSet;
  * @param tls whether connections are TLS, and with which certificates ({@link TlsSettings})
  * @param insecure serve an address other than loopback without authenticating clients (default
  *     false: such a server refuses to start; see {@link #insecureRefusal()})
+ * @param auth who the clients are and what they may do ({@link AuthSettings}: {@code auth},
+ *     {@code superusers}, {@code authMaxFailures}, {@code authFailureWindowSeconds},
+ *     {@code aclRefreshSeconds}); off by default
  */
 public record ServerConfig(String host, int port, Path dataDir, StoreOptions store, int maxFrameSize,
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
@@ -73,7 +76,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
                            int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
                            int metricsMaxTables, boolean requestMetrics, LogSettings log, TlsSettings tls,
-                           boolean insecure) {
+                           boolean insecure, AuthSettings auth) {
 
     static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "frameTimeoutMillis",
@@ -82,7 +85,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
             "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
             "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
-            "tlsClientAuth", "tlsReloadSeconds", "insecure");
+            "tlsClientAuth", "tlsReloadSeconds", "insecure", "auth", "superusers", "authMaxFailures",
+            "authFailureWindowSeconds", "aclRefreshSeconds");
 
     /**
      * Store keys that others are checked against ({@code maxWalSize} must not be below
@@ -135,6 +139,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             throw new IllegalArgumentException("metricsMaxTables " + metricsMaxTables + " is negative");
         }
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(auth, "auth");
+        if (auth.mode() == AuthMode.CERTIFICATE && tls.clientAuth() != io.basalt.protocol.Tls.ClientCertificates.REQUIRE) {
+            throw new IllegalArgumentException("auth=certificate takes each client's name from its certificate: it needs"
+                    + " tlsCert, tlsKey, tlsCa and tlsClientAuth=require");
+        }
         Objects.requireNonNull(log, "log");
         if (log.totalSizeCap() < log.maxFileSize()) {
             throw new IllegalArgumentException("logTotalSizeCap " + log.totalSizeCap() + " is below logMaxFileSize "
@@ -268,14 +277,97 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return null;
         }
         return "refusing to serve " + host + " without authenticating clients: anyone who reaches it could read and"
-                + " write every table. Require client certificates (tlsCert, tlsKey, tlsCa, tlsClientAuth=require;"
+                + " write every table. Turn authentication on (auth=password, or mutual TLS with tlsClientAuth=require;"
                 + " see docs/security.md), listen on 127.0.0.1, or accept the risk with insecure=true (--insecure)";
     }
 
-    /** Whether the server listens beyond loopback without authenticating clients (mutual TLS). */
+    /**
+     * Whether the server listens beyond loopback without authenticating clients: neither
+     * {@code auth} nor mutual TLS is on.
+     */
     public boolean servesStrangers() {
-        boolean authenticated = tls.enabled() && tls.clientAuth() == io.basalt.protocol.Tls.ClientCertificates.REQUIRE;
+        boolean authenticated = auth.mode() != AuthMode.NONE
+                || tls.enabled() && tls.clientAuth() == io.basalt.protocol.Tls.ClientCertificates.REQUIRE;
         return !authenticated && !loopback(host);
+    }
+
+    /** How clients prove who they are ({@code auth}). */
+    public enum AuthMode {
+        /** Nobody is asked: every client may do everything (the default, for loopback). */
+        NONE,
+        /** Every connection authenticates with a user and password (SASL SCRAM-SHA-256) first. */
+        PASSWORD,
+        /** Each client is the common name of the certificate it presented under mutual TLS. */
+        CERTIFICATE;
+
+        static AuthMode parse(String v) {
+            return switch (v.trim().toLowerCase(Locale.ROOT)) {
+                case "none" -> NONE;
+                case "password", "scram" -> PASSWORD;
+                case "certificate" -> CERTIFICATE;
+                default -> throw new IllegalArgumentException("'" + v + "' is not one of none, password, certificate");
+            };
+        }
+    }
+
+    /**
+     * Authentication and permissions.
+     *
+     * @param mode how clients prove who they are; anything but {@link AuthMode#NONE} also checks
+     *     every request against the users' grants (docs/security.md)
+     * @param superusers users who hold every permission whatever the grants say ({@code superusers},
+     *     comma-separated), so the store can always be administered
+     * @param maxFailures failed authentications one address may make within {@code failureWindow}
+     *     ({@code authMaxFailures}, default 5); beyond them it is refused without a check until the
+     *     oldest leaves the window
+     * @param failureWindow {@code authFailureWindowSeconds}, default 60
+     * @param refresh how often the users and grants are read again ({@code aclRefreshSeconds},
+     *     default 5): what another node or tool changed is seen within this
+     */
+    public record AuthSettings(AuthMode mode, Set<String> superusers, int maxFailures, Duration failureWindow,
+                               Duration refresh) {
+        public AuthSettings {
+            Objects.requireNonNull(mode, "mode");
+            superusers = Set.copyOf(superusers);
+            for (String u : superusers) {
+                io.basalt.client.security.Permission.checkUser(u);
+            }
+            if (maxFailures < 1) {
+                throw new IllegalArgumentException("authMaxFailures " + maxFailures + " must be at least 1");
+            }
+            if (failureWindow.isNegative() || failureWindow.isZero() || refresh.isNegative() || refresh.isZero()) {
+                throw new IllegalArgumentException("authFailureWindowSeconds and aclRefreshSeconds must be positive");
+            }
+        }
+
+        public static AuthSettings off() {
+            return new AuthSettings(AuthMode.NONE, Set.of(), 5, Duration.ofSeconds(60), Duration.ofSeconds(5));
+        }
+
+        /** Clients authenticate with passwords; {@code superusers} hold every permission. */
+        public static AuthSettings passwords(String... superusers) {
+            return off().withMode(AuthMode.PASSWORD).withSuperusers(Set.of(superusers));
+        }
+
+        public boolean enabled() {
+            return mode != AuthMode.NONE;
+        }
+
+        public AuthSettings withMode(AuthMode m) {
+            return new AuthSettings(m, superusers, maxFailures, failureWindow, refresh);
+        }
+
+        public AuthSettings withSuperusers(Set<String> users) {
+            return new AuthSettings(mode, users, maxFailures, failureWindow, refresh);
+        }
+
+        public AuthSettings withFailures(int max, Duration window) {
+            return new AuthSettings(mode, superusers, max, window, refresh);
+        }
+
+        public AuthSettings withRefresh(Duration d) {
+            return new AuthSettings(mode, superusers, maxFailures, failureWindow, d);
+        }
     }
 
     private static boolean loopback(String host) {
@@ -349,6 +441,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("tlsClientAuth", tls.clientAuth().name().toLowerCase(Locale.ROOT));
         m.put("tlsReloadSeconds", Long.toString(tls.reload().toSeconds()));
         m.put("insecure", Boolean.toString(insecure));
+        m.put("auth", auth.mode().name().toLowerCase(Locale.ROOT));
+        m.put("superusers", String.join(",", new TreeSet<>(auth.superusers())));
+        m.put("authMaxFailures", Integer.toString(auth.maxFailures()));
+        m.put("authFailureWindowSeconds", Long.toString(auth.failureWindow().toSeconds()));
+        m.put("aclRefreshSeconds", Long.toString(auth.refresh().toSeconds()));
         return m;
     }
 
@@ -389,6 +486,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.log = log;
         b.tls = tls;
         b.insecure = insecure;
+        b.auth = auth;
         return b;
     }
 
@@ -402,7 +500,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, requestMetrics, logDir,
      * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays, tlsCert, tlsKey, tlsCa,
-     * tlsClientAuth, tlsReloadSeconds, insecure}, and the store's {@code memtableFlushSize, walSegmentSize,
+     * tlsClientAuth, tlsReloadSeconds, insecure, auth, superusers, authMaxFailures,
+     * authFailureWindowSeconds, aclRefreshSeconds}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
@@ -488,6 +587,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private LogSettings log = LogSettings.defaults();
         private TlsSettings tls = TlsSettings.off();
         private boolean insecure;
+        private AuthSettings auth = AuthSettings.off();
         /** The TLS keys a file set, each over {@link #tls}'s: {@code null} for one it left alone. */
         private Path tlsCert;
         private Path tlsKey;
@@ -545,6 +645,13 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "tlsClientAuth" -> tlsClientAuth = io.basalt.protocol.Tls.ClientCertificates.parse(v);
                 case "tlsReloadSeconds" -> tlsReload = Duration.ofSeconds(Long.parseLong(v));
                 case "insecure" -> insecure(parseBoolean(v));
+                case "auth" -> auth = auth.withMode(AuthMode.parse(v));
+                case "superusers" -> auth = auth.withSuperusers(java.util.Arrays.stream(v.split(","))
+                        .map(String::trim).filter(u -> !u.isEmpty()).collect(java.util.stream.Collectors.toSet()));
+                case "authMaxFailures" -> auth = auth.withFailures(Integer.parseInt(v), auth.failureWindow());
+                case "authFailureWindowSeconds" -> auth = auth.withFailures(auth.maxFailures(),
+                        Duration.ofSeconds(Long.parseLong(v)));
+                case "aclRefreshSeconds" -> auth = auth.withRefresh(Duration.ofSeconds(Long.parseLong(v)));
                 default -> throw new IllegalArgumentException("unknown key");
             }
         }
@@ -672,6 +779,12 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        /** Authentication and permissions ({@link AuthSettings}). */
+        public Builder auth(AuthSettings v) {
+            auth = Objects.requireNonNull(v, "auth");
+            return this;
+        }
+
         /** TLS on the client port ({@link TlsSettings}); replaces any TLS key set from a file. */
         public Builder tls(TlsSettings v) {
             tls = v;
@@ -695,7 +808,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                     flushConsolidation, ioThreads, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
                     maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
                     httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, requestMetrics,
-                    log, tlsSettings(), insecure);
+                    log, tlsSettings(), insecure, auth);
         }
     }
 }

@@ -96,6 +96,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Decoded frames waiting for a request to finish ({@link #maxInFlight} were executing). */
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     private boolean accepted;
+    /** The SCRAM exchange under way, between its two steps. */
+    private io.basalt.client.security.Scram.Server scram;
+    /** The user this connection authenticated as, or null (any thread reads it). */
+    private volatile String authenticated;
+    /** The store as {@link #authenticated} reaches it, set with it. */
+    private volatile io.basalt.client.Connection view;
     private boolean handshakeSeen;
     private long openedAt;
     private ScheduledFuture<?> clock;
@@ -162,13 +168,38 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Who the client is: the common name (or, without one, the whole subject) of the certificate
-     * it presented under mutual TLS, else {@code anonymous}.
+     * Who the client is: the user it authenticated as; else the common name (or, without one, the
+     * whole subject) of the certificate it presented under mutual TLS; else {@code anonymous}.
      */
     String user() {
+        String user = authenticated;
+        if (user != null) {
+            return user;
+        }
+        String named = certificateName();
+        return named != null ? named : "anonymous";
+    }
+
+    /**
+     * The store as this connection's user reaches it: {@code store} itself when the server does not
+     * authenticate, else a view checking each operation against the user's grants.
+     */
+    io.basalt.client.Connection view(io.basalt.client.Connection store) {
+        if (server.handler().access() == null) {
+            return store;
+        }
+        io.basalt.client.Connection v = view;
+        if (v == null) {
+            throw new io.basalt.client.security.AuthenticationException("the connection is not authenticated");
+        }
+        return v;
+    }
+
+    /** The name in the client's certificate under mutual TLS, or null without one. */
+    private String certificateName() {
         io.netty.handler.ssl.SslHandler tls = channel.pipeline().get(io.netty.handler.ssl.SslHandler.class);
         if (tls == null) {
-            return "anonymous";
+            return null;
         }
         try {
             java.security.cert.Certificate[] chain = tls.engine().getSession().getPeerCertificates();
@@ -184,7 +215,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         } catch (javax.net.ssl.SSLPeerUnverifiedException | javax.naming.InvalidNameException e) {
             // no certificate presented (tlsClientAuth none or optional)
         }
-        return "anonymous";
+        return null;
     }
 
     /** The server this connection is to. */
@@ -198,6 +229,8 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         Status status = statusOf(t);
         if (status == Status.SERVER_ERROR) {
             LOG.warn("{} from {} failed", op, peer, t);
+        } else if (status == Status.PERMISSION_DENIED) {
+            Audit.denied(this, op, message(t));
         }
         error(requestId, op == null ? 0 : op.code(), status, message(t), argsOf(t));
     }
@@ -390,6 +423,17 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             error(f.requestId(), f.opCode(), Status.SHUTTING_DOWN, "the server is shutting down", List.of());
             return;
         }
+        io.basalt.client.security.AccessControl access = server.handler().access();
+        if (op == OpCode.AUTHENTICATE) {
+            authenticate(f, access);
+            return;
+        }
+        if (access != null && authenticated == null && op != OpCode.PING && !adoptCertificate(access)) {
+            error(f.requestId(), f.opCode(), Status.UNAUTHENTICATED, "this server requires authentication before "
+                    + op + ": connect with a user and password (ClientOptions.credentials, the shell's --user)",
+                    List.of());
+            return;
+        }
         try {
             if (f.call()) {
                 server.handler().handle(this, f.requestId(), op, CallId.read(f.body()), f.body());
@@ -398,6 +442,102 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             }
         } catch (RuntimeException e) {
             fail(f.requestId(), op, e);
+        }
+    }
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /**
+     * Under {@code auth=certificate}: the connection is its certificate's name, from its first
+     * request. False when the server takes passwords, or no name could be read.
+     */
+    private boolean adoptCertificate(io.basalt.client.security.AccessControl access) {
+        if (server.config().auth().mode() != ServerConfig.AuthMode.CERTIFICATE) {
+            return false;
+        }
+        String name = certificateName();
+        if (name == null) {
+            return false;
+        }
+        try {
+            view = access.as(name);
+        } catch (IllegalArgumentException e) {
+            LOG.info("Refusing {}: its certificate's name '{}' is not a valid user name", peer, name);
+            return false;
+        }
+        authenticated = name;
+        Audit.authentication(this, name, null);
+        return true;
+    }
+
+    /**
+     * One step of SCRAM-SHA-256 (event loop; the server's side costs two HMACs and a hash, no key
+     * derivation). A failure is answered {@code UNAUTHENTICATED} with the same words for a wrong
+     * password and an unknown user, counted against the client's address, and audited; an address
+     * over its failures is refused before any check.
+     */
+    private void authenticate(Frame f, io.basalt.client.security.AccessControl access) {
+        long id = f.requestId();
+        String mechanism;
+        byte[] message;
+        try {
+            mechanism = io.basalt.protocol.Wire.readString(f.body(), "mechanism");
+            message = io.basalt.protocol.Wire.readBytes(f.body(), "SCRAM message");
+            io.basalt.protocol.Wire.end(f.body(), "AUTHENTICATE");
+        } catch (MalformedFrameException e) {
+            error(id, f.opCode(), Status.MALFORMED_REQUEST, e.getMessage(), List.of());
+            return;
+        }
+        if (access == null || server.config().auth().mode() != ServerConfig.AuthMode.PASSWORD) {
+            error(id, f.opCode(), Status.UNAUTHENTICATED, "this server does not take passwords (auth="
+                    + server.config().auth().mode().name().toLowerCase(java.util.Locale.ROOT)
+                    + "): connect without a user", List.of());
+            return;
+        }
+        if (authenticated != null) {
+            error(id, f.opCode(), Status.UNAUTHENTICATED, "the connection is authenticated already, as '"
+                    + authenticated + "'", List.of());
+            return;
+        }
+        java.net.InetAddress address = channel.remoteAddress() instanceof java.net.InetSocketAddress a
+                ? a.getAddress() : null;
+        AuthFailures failures = server.authFailures();
+        long now = System.nanoTime();
+        try {
+            if (!io.basalt.client.security.Scram.MECHANISM.equals(mechanism)) {
+                throw new io.basalt.client.security.AuthenticationException("mechanism '" + mechanism
+                        + "' is not supported: use " + io.basalt.client.security.Scram.MECHANISM);
+            }
+            byte[] reply;
+            if (scram == null) {
+                long wait = address == null ? 0 : failures.refusedFor(address, now);
+                if (wait > 0) {
+                    String why = "too many failed authentications from " + address.getHostAddress() + "; try again in "
+                            + Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait)) + " s";
+                    Audit.authentication(this, null, why);
+                    error(id, f.opCode(), Status.UNAUTHENTICATED, why, List.of());
+                    return;
+                }
+                scram = new io.basalt.client.security.Scram.Server(access::credential, server.authSecret(), RANDOM);
+                reply = scram.first(message);
+            } else {
+                io.basalt.client.security.Scram.Server exchange = scram;
+                scram = null;
+                reply = exchange.finish(message);
+                view = access.as(exchange.user());
+                authenticated = exchange.user();
+                Audit.authentication(this, exchange.user(), null);
+            }
+            respond(id, OpCode.AUTHENTICATE, 64 + reply.length, buf -> io.basalt.protocol.Wire.writeBytes(buf, reply));
+        } catch (io.basalt.client.security.AuthenticationException e) {
+            String user = scram != null ? scram.user() : null;
+            scram = null;
+            if (address != null) {
+                failures.failed(address, now);
+            }
+            LOG.info("Authentication from {} failed: {}", peer, e.getMessage());
+            Audit.authentication(this, user, e.getMessage());
+            error(id, f.opCode(), Status.UNAUTHENTICATED, e.getMessage(), List.of());
         }
     }
 

@@ -47,9 +47,17 @@ public final class Shell {
     private final Connection connection;
     private final PrintStream out;
 
+    /** The user the connection authenticated as, or null (embedded, or a server without authentication). */
+    private final String user;
+
     public Shell(Connection connection, PrintStream out) {
+        this(connection, out, null);
+    }
+
+    public Shell(Connection connection, PrintStream out, String user) {
         this.connection = connection;
         this.out = out;
+        this.user = user;
     }
 
     /** Runs every command in {@code input}; stops at {@code exit}. Returns ERROR if any failed. */
@@ -134,6 +142,10 @@ public final class Shell {
                 case "locate_region" -> locateRegion(command.args());
                 case "split" -> split(command.args());
                 case "merge_region" -> mergeRegion(command.args());
+                case "grant" -> grant(command.args());
+                case "revoke" -> revoke(command.args());
+                case "user_permission" -> userPermission(command.args());
+                case "whoami" -> out.println(user == null ? "(embedded: whoever opened the store's files; no checks)" : user);
                 default -> {
                     String instead = UNSUPPORTED.get(command.name());
                     throw new UsageError(instead != null ? command.name() + " is not supported by Basalt; " + instead
@@ -169,10 +181,6 @@ public final class Shell {
             Map.entry("list_namespace", "table names carry no namespace; list 'app\\..*' lists a prefix"),
             Map.entry("drop_namespace", "table names carry no namespace"),
             Map.entry("describe_namespace", "table names carry no namespace"),
-            Map.entry("grant", "permissions are not built yet (issue 23)"),
-            Map.entry("revoke", "permissions are not built yet (issue 23)"),
-            Map.entry("user_permission", "permissions are not built yet (issue 23)"),
-            Map.entry("whoami", "authentication is not built yet (issue 23)"),
             Map.entry("balancer", "regions of one server need no balancing; a cluster places replicas itself"),
             Map.entry("balance_switch", "regions of one server need no balancing; a cluster places replicas itself"),
             Map.entry("move", "a cluster places replicas itself; status shows where"),
@@ -229,8 +237,56 @@ public final class Shell {
                   locate_region 't', 'row'                    the region holding a row
                   split 't' [, 'row']                         split the region holding row at row (or every region at its middle)
                   merge_region 'region1', 'region2'           merge two neighbouring regions (names from list_regions)
+                  grant 'bob', 'RW' [, 't' [, 'f']]           set what bob may do globally, on a table or on a family:
+                                                               R read, W write, X exec, C create, A admin (replaces
+                                                               what bob held at that scope)
+                  revoke 'bob' [, 't' [, 'f']]                take away everything bob holds at that scope
+                  user_permission [, 't']                     the grants (touching table t); whoami: who the shell is
                   help, exit
                 Strings in double quotes take escapes such as "\\x00"; commands end with ; or a new line.""");
+    }
+
+    // ------------------------------------------------------------------ permissions
+
+    /** {@code grant 'user', 'RWXCA' [, 'table' [, 'family']]} (a qualifier, as HBase allows, is refused). */
+    private void grant(List<Object> args) {
+        if (args.size() < 2 || args.size() > 4) {
+            throw new UsageError(args.size() > 4 ? "Basalt grants down to column families, not qualifiers: grant 'user',"
+                    + " 'RW', 't', 'f'" : "grant takes a user, permissions and optionally a table and a family:"
+                    + " grant 'bob', 'RW', 't'");
+        }
+        String who = name(args, 0, "user");
+        java.util.Set<io.basalt.client.security.Action> actions = io.basalt.client.security.Action.parse(
+                name(args, 1, "permissions"));
+        await(connection.admin().grant(new io.basalt.client.security.Permission(who,
+                args.size() > 2 ? name(args, 2, "table") : null, args.size() > 3 ? name(args, 3, "family") : null,
+                actions)));
+    }
+
+    /** {@code revoke 'user' [, 'table' [, 'family']]}: everything at that scope, as HBase's revoke. */
+    private void revoke(List<Object> args) {
+        if (args.isEmpty() || args.size() > 3) {
+            throw new UsageError(args.size() > 3 ? "Basalt grants down to column families, not qualifiers: revoke 'user',"
+                    + " 't', 'f'" : "revoke takes a user and optionally a table and a family: revoke 'bob', 't'");
+        }
+        String who = name(args, 0, "user");
+        String table = args.size() > 1 ? name(args, 1, "table") : null;
+        String family = args.size() > 2 ? name(args, 2, "family") : null;
+        await(connection.admin().revoke(new io.basalt.client.security.Permission(who, table, family,
+                io.basalt.client.security.Action.parse(family == null ? "RWXCA" : "RW"))));
+    }
+
+    /** {@code user_permission [, 'table']}: who holds what, everywhere or touching one table. */
+    private void userPermission(List<Object> args) {
+        String table = args.isEmpty() ? null : name(args, 0, "table");
+        List<io.basalt.client.security.Permission> grants = await(connection.admin().permissions(null, table));
+        List<String[]> lines = new ArrayList<>();
+        for (io.basalt.client.security.Permission p : grants) {
+            lines.add(new String[] {p.user(), p.table() == null ? "(global)" : p.table(),
+                p.family() == null ? "" : p.family(), io.basalt.client.security.Action.letters(p.actions())});
+        }
+        table(new String[] {"USER", "TABLE", "FAMILY", "PERMISSIONS"}, lines);
+        out.println(grants.size() + " row(s)");
     }
 
     // ------------------------------------------------------------------ arguments

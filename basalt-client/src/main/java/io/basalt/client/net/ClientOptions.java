@@ -36,11 +36,14 @@ import java.util.Objects;
  *     (a hop more; the nemesis tests use both, so follower reads and forwarding stay exercised)
  * @param tls TLS to the server ({@link ClientTls}), or {@code null} for plaintext (the default;
  *     a {@code basalts://} URI turns it on with the JDK's trusted CAs)
+ * @param credentials the user and password each connection authenticates with (SCRAM-SHA-256)
+ *     right after the handshake, or {@code null} for none (the default): a server with
+ *     {@code auth=password} then refuses every request but {@code PING}
  */
 public record ClientOptions(Duration operationTimeout, Duration connectTimeout, int retries, Duration retryBackoff,
                             int connections, int ioThreads, WriteMode writeMode, int groupingThreshold,
                             Duration linger, boolean flushConsolidation, int maxFrameSize, long scanPrefetchBytes,
-                            boolean routeToLeaders, ClientTls tls) {
+                            boolean routeToLeaders, ClientTls tls, Credentials credentials) {
 
     /** The most batches a scanner requests ahead of the one being read. */
     public static final int MAX_SCAN_PREFETCH_BATCHES = 4;
@@ -103,6 +106,38 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         }
     }
 
+    /**
+     * A user and password. The password stays in this object (never in a message, a log line or
+     * {@link #toString()}) and goes into SCRAM's key derivation only; the server never sees it.
+     */
+    public record Credentials(String user, char[] password) {
+        public Credentials {
+            io.basalt.client.security.Permission.checkUser(user);
+            Objects.requireNonNull(password, "password");
+            password = password.clone();
+        }
+
+        @Override
+        public char[] password() {
+            return password.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Credentials c && c.user.equals(user) && java.util.Arrays.equals(c.password, password);
+        }
+
+        @Override
+        public int hashCode() {
+            return user.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Credentials[user=" + user + ", password=(hidden)]";
+        }
+    }
+
     /** How many batches a scan whose batches hold up to {@code maxResultSize} bytes requests ahead. */
     public int scanPrefetchBatches(long maxResultSize) {
         long batches = maxResultSize <= 0 ? 1 : scanPrefetchBytes / maxResultSize;
@@ -139,6 +174,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         b.scanPrefetchBytes = scanPrefetchBytes;
         b.routeToLeaders = routeToLeaders;
         b.tls = tls;
+        b.credentials = credentials;
         return b;
     }
 
@@ -158,6 +194,19 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         private long scanPrefetchBytes = 4L << 20;
         private boolean routeToLeaders = true;
         private ClientTls tls;
+        private Credentials credentials;
+
+        /** Authenticate each connection as {@code user} with {@code password} (see {@link ClientOptions#credentials()}). */
+        public Builder credentials(String user, char[] password) {
+            credentials = new Credentials(user, password);
+            return this;
+        }
+
+        /** No authentication, or {@code v}. */
+        public Builder credentials(Credentials v) {
+            credentials = v;
+            return this;
+        }
 
         /** TLS to the server, or {@code null} for plaintext (see {@link ClientOptions#tls()}). */
         public Builder tls(ClientTls v) {
@@ -233,7 +282,7 @@ public record ClientOptions(Duration operationTimeout, Duration connectTimeout, 
         public ClientOptions build() {
             return new ClientOptions(operationTimeout, connectTimeout, retries, retryBackoff, connections, ioThreads,
                     writeMode, groupingThreshold, linger, flushConsolidation, maxFrameSize, scanPrefetchBytes,
-                    routeToLeaders, tls);
+                    routeToLeaders, tls, credentials);
         }
     }
 }

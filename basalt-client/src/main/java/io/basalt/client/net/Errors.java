@@ -43,6 +43,9 @@ public final class Errors {
                     : failed(what, server, status, message);
             case INVALID_ARGUMENT -> new BasaltException(message, new IllegalArgumentException(message));
             case UNAVAILABLE -> new UnavailableException(what + " on " + server + ": " + message);
+            case UNAUTHENTICATED -> new io.basalt.client.security.AuthenticationException(what + " on " + server + ": "
+                    + message);
+            case PERMISSION_DENIED -> new io.basalt.client.security.AccessDeniedException(message);
             default -> failed(what, server, status, message);
         };
     }
@@ -61,6 +64,8 @@ public final class Errors {
             case MalformedFrameException _ -> Status.MALFORMED_REQUEST;
             case StoreReadOnlyException _ -> Status.READ_ONLY;
             case UnavailableException _ -> Status.UNAVAILABLE;
+            case io.basalt.client.security.AuthenticationException _ -> Status.UNAUTHENTICATED;
+            case io.basalt.client.security.AccessDeniedException _ -> Status.PERMISSION_DENIED;
             case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
             default -> Status.SERVER_ERROR;
         };

@@ -483,6 +483,63 @@ public final class Messages {
         return out;
     }
 
+    // ------------------------------------------------------------------ users and grants
+
+    /** A grant: user, table (empty: global), family (empty: the whole table), letters. */
+    public static void writePermission(ByteBuf buf, io.basalt.client.security.Permission p) {
+        Wire.writeString(buf, p.user());
+        Wire.writeString(buf, p.table() == null ? "" : p.table());
+        Wire.writeString(buf, p.family() == null ? "" : p.family());
+        Wire.writeString(buf, io.basalt.client.security.Action.letters(p.actions()));
+    }
+
+    public static io.basalt.client.security.Permission readPermission(ByteBuf buf) {
+        String user = Wire.readString(buf, "user");
+        String table = Wire.readString(buf, "table");
+        String family = Wire.readString(buf, "family");
+        String letters = Wire.readString(buf, "permission letters");
+        return new io.basalt.client.security.Permission(user, table.isEmpty() ? null : table,
+                family.isEmpty() ? null : family, io.basalt.client.security.Action.parse(letters));
+    }
+
+    public static void writePermissions(ByteBuf buf, List<io.basalt.client.security.Permission> ps) {
+        Wire.writeVarint(buf, ps.size());
+        for (io.basalt.client.security.Permission p : ps) {
+            writePermission(buf, p);
+        }
+    }
+
+    public static List<io.basalt.client.security.Permission> readPermissions(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "permission count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " permissions cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<io.basalt.client.security.Permission> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(readPermission(buf));
+        }
+        return out;
+    }
+
+    public static void writeStrings(ByteBuf buf, List<String> strings) {
+        Wire.writeVarint(buf, strings.size());
+        for (String x : strings) {
+            Wire.writeString(buf, x);
+        }
+    }
+
+    public static List<String> readStrings(ByteBuf buf) {
+        int count = Wire.readVarint(buf, "string count");
+        if (count > buf.readableBytes()) {
+            throw new MalformedFrameException(count + " strings cannot fit in " + buf.readableBytes() + " bytes");
+        }
+        List<String> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            out.add(Wire.readString(buf, "string"));
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------ results
 
     public static void writeResult(ByteBuf buf, Result result) {

@@ -145,4 +145,62 @@ final class RemoteAdmin implements Admin {
             Wire.writeString(buf, secondRegion);
         }, _ -> null);
     }
+
+    // ------------------------------------------------------------------ users and grants
+
+    @Override
+    public CompletableFuture<Void> addUser(String user, char[] password) {
+        return credentialCall(OpCode.USER_ADD, user, password);
+    }
+
+    @Override
+    public CompletableFuture<Void> changePassword(String user, char[] password) {
+        return credentialCall(OpCode.USER_PASSWORD, user, password);
+    }
+
+    /** The credential is made here: the password never leaves this process. */
+    private CompletableFuture<Void> credentialCall(OpCode op, String user, char[] password) {
+        String credential;
+        try {
+            io.basalt.client.security.Permission.checkUser(user);
+            credential = io.basalt.client.security.AccessControl.credential(password).encode();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return rpc.call(op, op + " '" + user + "'", buf -> {
+            Wire.writeString(buf, user);
+            Wire.writeString(buf, credential);
+        }, _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> removeUser(String user) {
+        Objects.requireNonNull(user, "user");
+        return rpc.call(OpCode.USER_REMOVE, "USER_REMOVE '" + user + "'", buf -> Wire.writeString(buf, user), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> listUsers() {
+        return rpc.call(OpCode.USER_LIST, "USER_LIST", _ -> { }, Messages::readStrings);
+    }
+
+    @Override
+    public CompletableFuture<Void> grant(io.basalt.client.security.Permission permission) {
+        Objects.requireNonNull(permission, "permission");
+        return rpc.call(OpCode.GRANT, "GRANT " + permission, buf -> Messages.writePermission(buf, permission), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> revoke(io.basalt.client.security.Permission permission) {
+        Objects.requireNonNull(permission, "permission");
+        return rpc.call(OpCode.REVOKE, "REVOKE " + permission, buf -> Messages.writePermission(buf, permission), _ -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<io.basalt.client.security.Permission>> permissions(String user, String table) {
+        return rpc.call(OpCode.USER_PERMISSIONS, "USER_PERMISSIONS", buf -> {
+            Wire.writeString(buf, user == null ? "" : user);
+            Wire.writeString(buf, table == null ? "" : table);
+        }, Messages::readPermissions);
+    }
 }

@@ -3,6 +3,8 @@ package io.basalt.client.net;
 import io.basalt.client.BasaltException;
 import io.basalt.client.ConnectionClosedException;
 import io.basalt.client.OperationTimeoutException;
+import io.basalt.client.security.AuthenticationException;
+import io.basalt.client.security.Scram;
 import io.basalt.protocol.Frame;
 import io.basalt.protocol.FrameDecoder;
 import io.basalt.protocol.FrameLayout;
@@ -176,7 +178,59 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
             return;
         }
         clusterNode = h.word() == FrameLayout.HANDSHAKE_CLUSTER_NODE;
-        ready.complete(this);
+        if (options.credentials() == null) {
+            ready.complete(this);
+        } else {
+            authenticate(ctx, options.credentials());
+        }
+    }
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /**
+     * SCRAM-SHA-256 over two {@code AUTHENTICATE} requests; the connection is ready once the
+     * server proved it knows the credential too. A failure fails {@link #ready()} with an
+     * {@link AuthenticationException} (never retried) and closes the connection.
+     */
+    private void authenticate(ChannelHandlerContext ctx, ClientOptions.Credentials credentials) {
+        char[] password = credentials.password();
+        Scram.Client scram;
+        try {
+            scram = new Scram.Client(credentials.user(), password, RANDOM);
+        } finally {
+            java.util.Arrays.fill(password, '\0');
+        }
+        String what = "authentication as '" + credentials.user() + "'";
+        authStep(scram.first(), what).thenCompose(serverFirst -> authStep(scram.finish(serverFirst), what))
+                .whenComplete((serverFinal, failure) -> {
+                    try {
+                        if (failure != null) {
+                            throw failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                                    ? c.getCause() : failure;
+                        }
+                        scram.verify(serverFinal);
+                        ready.complete(this);
+                    } catch (Throwable t) {
+                        BasaltException e = t instanceof BasaltException b ? b : new AuthenticationException(what + " with "
+                                + server + " failed: " + t);
+                        if (t instanceof io.basalt.client.ServerException && t.getMessage().contains("UNKNOWN_OP")) {
+                            e = new AuthenticationException(what + ": server " + server + " does not support"
+                                    + " authentication (it is older than this client); connect without a user");
+                        }
+                        ready.completeExceptionally(e);
+                        closed = e;
+                        ctx.close();
+                    }
+                });
+    }
+
+    private CompletableFuture<byte[]> authStep(byte[] message, String what) {
+        Call<byte[]> call = new Call<>(io.basalt.protocol.OpCode.AUTHENTICATE, what, 64 + message.length, buf -> {
+            Wire.writeString(buf, Scram.MECHANISM);
+            Wire.writeBytes(buf, message);
+        }, b -> Wire.readBytes(b, "SCRAM message"));
+        send(call, (c, failure, sent) -> c.future.completeExceptionally(failure));
+        return call.future;
     }
 
     private void response(Frame f) {

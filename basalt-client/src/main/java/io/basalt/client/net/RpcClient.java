@@ -213,7 +213,8 @@ public final class RpcClient implements AutoCloseable {
     }
 
     private void retryOrFail(Call<?> call, BasaltException failure, boolean sent) {
-        boolean retriable = !sent || call.op.resendable() || call.callId != null;
+        boolean retriable = (!sent || call.op.resendable() || call.callId != null)
+                && !(failure instanceof io.basalt.client.security.AuthenticationException);
         int retries = cluster() ? Math.max(options.retries(), CLUSTER_RETRIES) : options.retries();
         if (closed || !retriable || call.attempts > retries) {
             call.future.completeExceptionally(failure);
