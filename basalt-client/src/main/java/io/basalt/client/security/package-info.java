@@ -1,0 +1,2 @@
+/** Users, passwords (SCRAM-SHA-256) and permissions. */
+package io.basalt.client.security;
