@@ -538,6 +538,9 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
             LOG.info("Authentication from {} failed: {}", peer, e.getMessage());
             Audit.authentication(this, user, e.getMessage());
             error(id, f.opCode(), Status.UNAUTHENTICATED, e.getMessage(), List.of());
+        } catch (RuntimeException e) {
+            scram = null;
+            fail(id, OpCode.AUTHENTICATE, e); // answered, so the client does not wait out its timeout
         }
     }
 

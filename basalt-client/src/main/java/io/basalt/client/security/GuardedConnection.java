@@ -39,12 +39,13 @@ final class GuardedConnection implements Connection {
     private final AccessControl access;
     private final Connection store;
     private final String user;
-    private final GuardedAdmin admin = new GuardedAdmin();
+    private final GuardedAdmin admin;
 
     GuardedConnection(AccessControl access, Connection store, String user) {
         this.access = access;
         this.store = store;
         this.user = user;
+        this.admin = new GuardedAdmin(store.admin());
     }
 
     @Override
@@ -168,7 +169,11 @@ final class GuardedConnection implements Connection {
 
     /** The store's admin as the user reaches it. */
     private final class GuardedAdmin implements Admin {
-        private final Admin admin = store.admin();
+        private final Admin admin;
+
+        GuardedAdmin(Admin admin) {
+            this.admin = admin;
+        }
 
         @Override
         public CompletableFuture<Void> createTable(TableDescriptor table, List<byte[]> splitKeys) {
