@@ -35,7 +35,7 @@ class BasaltCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shell", "version", "test", "bench", "ycsb", "cert"})
+    @ValueSource(strings = {"shell", "version", "test", "bench", "ycsb", "cert", "user"})
     void everyCommandHasHelp(String command) {
         assertThat(run(command, "--help")).isZero();
         assertThat(out.toString()).startsWith("Usage: basalt " + command);
@@ -213,6 +213,93 @@ class BasaltCliTest {
             err.getBuffer().setLength(0);
             assertThat(run("shell", "--connect", at, "--tls-ca", certs.resolve("ca.pem").toString(), "-e", "list"))
                     .as("no client certificate: refused").isNotZero();
+        }
+    }
+
+    /** Runs the command with standard output captured (the shell prints there); returns exit code and output. */
+    private Object[] shell(String... args) {
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream console = System.out;
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            int code = run(args);
+            return new Object[] {code, printed.toString(java.nio.charset.StandardCharsets.UTF_8)};
+        } finally {
+            System.setOut(console);
+        }
+    }
+
+    /**
+     * Issue 23: {@code basalt user} makes the first admin on the store's directory; the shell
+     * authenticates with {@code --user}, grants, lists and revokes, and a user meets what it may
+     * not do; passwords change and users go over the network.
+     */
+    @Test
+    void usersAndGrantsFromTheCommandLineAndTheShell(@TempDir Path root) throws Exception {
+        Path data = root.resolve("data");
+        Path rootPw = Files.writeString(root.resolve("root.pw"), "root-Password-1\n");
+        Path bobPw = Files.writeString(root.resolve("bob.pw"), "bob-Password-22\n");
+        Path bobNext = Files.writeString(root.resolve("bob.next"), "bob-Password-333\n");
+        assertThat(run("user", "add", "root", "--data", data.toString(), "--new-password-file", rootPw.toString())).isZero();
+        assertThat(out.toString()).contains("Added user root.");
+        assertThat(run("user", "add", "root", "--data", data.toString(), "--new-password-file", rootPw.toString()))
+                .isNotZero();
+        assertThat(err.toString()).contains("user 'root' exists");
+        assertThat(run("user", "add", "bob", "--data", data.toString(), "--new-password-file", bobPw.toString())).isZero();
+        out.getBuffer().setLength(0);
+        assertThat(run("user", "list", "--data", data.toString())).isZero();
+        assertThat(out.toString()).contains("bob\nroot\n2 user(s)");
+        assertThat(run("user", "add", "x", "--data", data.toString(), "--new-password-file",
+                Files.writeString(root.resolve("short"), "short\n").toString())).isNotZero();
+        assertThat(err.toString()).contains("at least 8 characters");
+        assertThat(run("shell", "--data", data.toString(), "--user", "root", "-e", "list")).isNotZero();
+        assertThat(err.toString()).contains("--user applies to a server");
+
+        io.basalt.server.ServerConfig config = io.basalt.server.ServerConfig.builder().port(0)
+                .httpPort(io.basalt.server.ServerConfig.NO_HTTP).dataDir(data).ioThreads(1)
+                .auth(io.basalt.server.ServerConfig.AuthSettings.passwords("root")).build();
+        try (io.basalt.server.BasaltServer server = io.basalt.server.BasaltServer.start(config)) {
+            String at = "127.0.0.1:" + server.address().getPort();
+            Object[] r = shell("shell", "--connect", at, "--user", "root", "--password-file", rootPw.toString(), "-e",
+                    "create 't', 'f'; put 't', 'r', 'f:q', 'v'; grant 'bob', 'R', 't'; user_permission 't'; whoami");
+            assertThat(r[0]).isEqualTo(0);
+            assertThat((String) r[1]).contains(" bob  | t     |        | R").contains("1 row(s)").contains("root\n");
+            r = shell("shell", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(), "-e",
+                    "get 't', 'r'");
+            assertThat(r[0]).isEqualTo(0);
+            assertThat((String) r[1]).contains("value=v");
+            r = shell("shell", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(), "-e",
+                    "put 't', 'r', 'f:q', 'w'");
+            assertThat(r[0]).isEqualTo(1);
+            assertThat((String) r[1]).contains("ERROR: user 'bob' may not put into: it needs W (write) on family 't:f'");
+            r = shell("shell", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(), "-e",
+                    "grant 'bob', 'RW', 't'");
+            assertThat((String) r[1]).contains("ERROR: user 'bob' may not grant RW at table 't'");
+            r = shell("shell", "--connect", at, "--user", "root", "--password-file", rootPw.toString(), "-e",
+                    "grant 'bob', 'RZ', 't'\ngrant 'bob', 'C', 't', 'f'\ngrant 'bob', 'R', 't', 'f', 'q'\n"
+                            + "revoke 'bob', 'nope'\nrevoke 'bob', 't'\nuser_permission");
+            assertThat((String) r[1]).contains("ERROR: 'Z' in 'RZ' is not a permission")
+                    .contains("ERROR: C applies to a table or globally, not to a column family")
+                    .contains("ERROR: Basalt grants down to column families, not qualifiers")
+                    .contains("ERROR: user 'bob' holds nothing at table 'nope' to revoke")
+                    .contains("0 row(s)");
+            r = shell("shell", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(), "-e",
+                    "get 't', 'r'");
+            assertThat(r[0]).as("revoked").isEqualTo(1);
+            assertThat((String) r[1]).contains("ERROR: user 'bob' may not get from");
+
+            assertThat(run("user", "passwd", "bob", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(),
+                    "--new-password-file", bobNext.toString())).isZero();
+            r = shell("shell", "--connect", at, "--user", "bob", "--password-file", bobPw.toString(), "-e", "list");
+            assertThat(r[0]).as("the old password").isEqualTo(1);
+            assertThat((String) r[1]).contains("authentication failed for user 'bob': wrong password or no such user");
+            assertThat(run("user", "remove", "bob", "--connect", at, "--user", "root", "--password-file",
+                    rootPw.toString())).isZero();
+            out.getBuffer().setLength(0);
+            assertThat(run("user", "list", "--connect", at, "--user", "root", "--password-file", rootPw.toString()))
+                    .isZero();
+            assertThat(out.toString()).contains("root\n1 user(s)");
+            assertThat(run("shell", "--connect", at, "-e", "list")).as("no user").isNotZero();
         }
     }
 }

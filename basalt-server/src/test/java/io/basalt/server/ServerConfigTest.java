@@ -106,6 +106,24 @@ class ServerConfigTest {
             assertThat(open.toBuilder().host(loopback).build().insecureRefusal()).as(loopback).isNull();
         }
         assertThat(ServerConfig.defaults().insecureRefusal()).as("the default, loopback").isNull();
+        assertThat(open.insecureRefusal()).contains("auth=password");
+        assertThat(load("host = 0.0.0.0\nauth = password\nsuperusers = root, ops\n").insecureRefusal())
+                .as("passwords authenticate every client").isNull();
+    }
+
+    @Test
+    void authKeysAreReadAndCheckedTogether() throws Exception {
+        ServerConfig c = load("auth = password\nsuperusers = root,ops\nauthMaxFailures = 3\n"
+                + "authFailureWindowSeconds = 120\naclRefreshSeconds = 2\n");
+        assertThat(c.auth()).isEqualTo(new ServerConfig.AuthSettings(ServerConfig.AuthMode.PASSWORD,
+                java.util.Set.of("root", "ops"), 3, java.time.Duration.ofSeconds(120), java.time.Duration.ofSeconds(2)));
+        assertThat(c.effective()).containsEntry("superusers", "ops,root").containsEntry("auth", "password");
+        assertThat(ServerConfig.defaults().auth().enabled()).as("off by default").isFalse();
+        assertThatThrownBy(() -> load("auth = kerberos\n")).hasMessageContaining("auth")
+                .hasMessageContaining("none, password, certificate");
+        assertThatThrownBy(() -> load("superusers = root, bad name\n")).hasMessageContaining("superusers");
+        assertThatThrownBy(() -> load("authMaxFailures = 0\n")).hasMessageContaining("authMaxFailures");
+        assertThatThrownBy(() -> load("auth = certificate\n")).hasMessageContaining("tlsClientAuth=require");
     }
 
     @Test
