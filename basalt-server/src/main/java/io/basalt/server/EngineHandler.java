@@ -540,6 +540,9 @@ public final class EngineHandler implements RequestHandler {
                             value = f.join();
                         } catch (RuntimeException e) {
                             Throwable t = ServerConnection.unwrap(e);
+                            if (t instanceof io.basalt.client.security.AccessDeniedException) {
+                                Audit.denied(c, OpCode.BATCH, t.getMessage());
+                            }
                             buf.writeByte(ServerConnection.statusOf(t).code());
                             Messages.writeError(buf, String.valueOf(t.getMessage()), ServerConnection.argsOf(t));
                             continue;
