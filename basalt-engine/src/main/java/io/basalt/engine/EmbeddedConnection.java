@@ -166,6 +166,9 @@ final class EmbeddedConnection implements Connection {
         public CompletableFuture<Void> dropTable(String name) {
             return call(() -> {
                 store.dropTable(name);
+                if (!io.basalt.client.security.AccessControl.TABLE.equals(name)) {
+                    acl().forgetTable(name); // its grants go with it
+                }
                 return null;
             });
         }

@@ -141,7 +141,10 @@ public final class AccessControl implements AutoCloseable {
         return false;
     }
 
-    /** Whether {@code user} holds anything on {@code table} or one of its families (or globally): it may see that the table exists. */
+    /**
+     * Whether {@code user} holds R, W, C or A on {@code table}, one of its families, or globally:
+     * it may see that the table exists. X alone allows nothing, this included.
+     */
     public boolean sees(String user, String table) {
         if (TABLE.equals(table)) {
             return false;
@@ -150,7 +153,7 @@ public final class AccessControl implements AutoCloseable {
             return true;
         }
         for (Permission p : snapshot.grants.getOrDefault(user, List.of())) {
-            if (p.table() == null || p.table().equals(table)) {
+            if ((p.table() == null || p.table().equals(table)) && !p.actions().equals(Set.of(Action.EXEC))) {
                 return true;
             }
         }
@@ -328,6 +331,27 @@ public final class AccessControl implements AutoCloseable {
         join(store.table(TABLE).delete(new Delete(userRow(user))));
         join(store.table(TABLE).delete(new Delete(grantRow(user))));
         reload();
+    }
+
+    /**
+     * Forgets every grant on {@code table} and its families (it was dropped), as HBase does: a
+     * table made later under the same name starts with no grants. Nothing to do when no grant
+     * was ever made.
+     */
+    public void forgetTable(String table) {
+        Snapshot current = load();
+        List<Delete> deletes = new ArrayList<>();
+        for (List<Permission> ps : current.grants.values()) {
+            for (Permission p : ps) {
+                if (table.equals(p.table())) {
+                    deletes.add(new Delete(grantRow(p.user())).addColumns(FAMILY, bytes(scope(p))));
+                }
+            }
+        }
+        for (Delete d : deletes) {
+            join(store.table(TABLE).delete(d));
+        }
+        snapshot = deletes.isEmpty() ? current : load();
     }
 
     /** The users, sorted. */
