@@ -194,7 +194,8 @@ public interface Admin {
     }
 
     /**
-     * The grants of {@code user} (null: everyone's) that touch {@code table} (null: every table).
+     * The grants of {@code user} (null: everyone's) on {@code table} and its families (null: every
+     * grant, global ones included).
      * Needs global A, A on {@code table}, or to ask about oneself.
      */
     default CompletableFuture<List<io.basalt.client.security.Permission>> permissions(String user, String table) {

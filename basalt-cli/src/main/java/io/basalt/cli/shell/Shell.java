@@ -241,7 +241,7 @@ public final class Shell {
                                                                R read, W write, X exec, C create, A admin (replaces
                                                                what bob held at that scope)
                   revoke 'bob' [, 't' [, 'f']]                take away everything bob holds at that scope
-                  user_permission [, 't']                     the grants (touching table t); whoami: who the shell is
+                  user_permission [, 't']                     the grants (on table t); whoami: who the shell is
                   help, exit
                 Strings in double quotes take escapes such as "\\x00"; commands end with ; or a new line.""");
     }

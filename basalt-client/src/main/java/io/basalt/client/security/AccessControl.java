@@ -394,12 +394,15 @@ public final class AccessControl implements AutoCloseable {
         reload();
     }
 
-    /** The grants, of {@code user} only when not null, touching {@code table} (or global) only when not null. */
+    /**
+     * The grants, of {@code user} only when not null, on {@code table} (or its families) only when
+     * not null; global grants are listed only without a table (a table's admin sees that table's).
+     */
     public List<Permission> permissions(String user, String table) {
         List<Permission> out = new ArrayList<>();
         for (List<Permission> ps : snapshot.grants.values()) {
             for (Permission p : ps) {
-                if ((user == null || p.user().equals(user)) && (table == null || p.table() == null || p.table().equals(table))) {
+                if ((user == null || p.user().equals(user)) && (table == null || table.equals(p.table()))) {
                     out.add(p);
                 }
             }
