@@ -108,13 +108,10 @@ public final class EngineHandler implements RequestHandler {
 
     private EngineHandler(Connection store, ServerConfig config, Supplier<io.basalt.engine.StoreMetrics> metrics) {
         this.store = store;
-        if (config.auth().enabled() && store instanceof IdentifiedCalls) {
-            throw new IllegalArgumentException("auth=" + config.auth().mode().name().toLowerCase(java.util.Locale.ROOT)
-                    + " is not supported by cluster nodes yet (users and grants are kept by a single server);"
-                    + " protect a cluster with mutual TLS on its client port (docs/security.md)");
-        }
-        this.access = config.auth().enabled() ? AccessControl.over(store, config.auth().superusers(),
-                config.auth().refresh()) : null;
+        // A cluster node starts before its cluster can answer: it reads the users in the background.
+        this.access = !config.auth().enabled() ? null : store instanceof IdentifiedCalls
+                ? AccessControl.eventually(store, config.auth().superusers(), config.auth().refresh())
+                : AccessControl.over(store, config.auth().superusers(), config.auth().refresh());
         this.metrics = metrics;
         this.leaseNanos = config.scannerLease().toNanos();
         this.timeLimitNanos = config.scanTimeLimit().toNanos();
@@ -200,7 +197,12 @@ public final class EngineHandler implements RequestHandler {
             }
             case DROP_TABLE -> {
                 String name = name(body, op);
-                run(c, id, op, audited(c, op, name, () -> admin(c).dropTable(name)), null);
+                run(c, id, op, audited(c, op, name, () -> {
+                    CompletableFuture<Void> dropped = admin(c).dropTable(name);
+                    // an embedded store forgets the table's grants itself; a cluster's are forgotten here
+                    return store instanceof IdentifiedCalls && !AccessControl.TABLE.equals(name)
+                            ? dropped.thenRunAsync(() -> acl().forgetTable(name), executor) : dropped;
+                }), null);
             }
             case FLUSH -> {
                 String name = name(body, op);
@@ -449,13 +451,9 @@ public final class EngineHandler implements RequestHandler {
 
     /**
      * Runs a user or grant operation (it reads and writes the store, blocking: it runs on the
-     * request's virtual thread). Over a cluster's store users live nowhere yet: refused by name.
+     * request's virtual thread). In a cluster the users' table is a replicated table like any other.
      */
     private <T> CompletableFuture<T> users(java.util.concurrent.Callable<T> op) {
-        if (store instanceof IdentifiedCalls) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                    "users and grants are not kept by a cluster yet; see docs/security.md"));
-        }
         try {
             return CompletableFuture.completedFuture(op.call());
         } catch (Exception e) {

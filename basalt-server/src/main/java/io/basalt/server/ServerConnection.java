@@ -509,6 +509,12 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
                         + "' is not supported: use " + io.basalt.client.security.Scram.MECHANISM);
             }
             byte[] reply;
+            if (!access.loaded()) {
+                // a cluster node that has not read its users yet: "try again", not "wrong password"
+                error(id, f.opCode(), Status.UNAVAILABLE, "this node has not read its users yet; try again shortly",
+                        List.of());
+                return;
+            }
             if (scram == null) {
                 long wait = address == null ? 0 : failures.refusedFor(address, now);
                 if (wait > 0) {

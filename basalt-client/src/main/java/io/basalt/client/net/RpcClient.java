@@ -293,6 +293,9 @@ public final class RpcClient implements AutoCloseable {
             }, options.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
             rpc.ready().whenComplete((ok, failure) -> {
                 if (failure != null) {
+                    if (rpc.clusterNode()) {
+                        clusterNode = true; // said at a handshake whose connection failed after (a node not ready to authenticate)
+                    }
                     moveOn(index);
                     result.completeExceptionally(failure);
                 } else {

@@ -72,20 +72,27 @@ public final class AccessControl implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
     private final ScheduledExecutorService refresher;
     private volatile Snapshot snapshot = Snapshot.EMPTY;
+    /** Whether the table was read once: before, nobody can authenticate and only superusers are allowed anything. */
+    private volatile boolean loaded;
 
-    private AccessControl(Connection store, Set<String> superusers, Duration refresh) {
+    private AccessControl(Connection store, Set<String> superusers, Duration refresh, boolean background) {
         this.store = store;
         this.superusers = Set.copyOf(superusers);
         for (String s : this.superusers) {
             Permission.checkUser(s);
         }
-        reload();
+        if (!background) {
+            reload();
+        }
         if (refresh.isZero()) {
             refresher = null;
         } else {
             refresher = Executors.newSingleThreadScheduledExecutor(
                     r -> Thread.ofPlatform().name("basalt-acl-refresh").daemon().unstarted(r));
-            refresher.scheduleWithFixedDelay(this::refresh, refresh.toMillis(), refresh.toMillis(), TimeUnit.MILLISECONDS);
+            // in the background, the first read is tried every half second until it succeeds
+            long tick = background ? Math.min(refresh.toMillis(), FIRST_READ_RETRY_MILLIS) : refresh.toMillis();
+            refreshNanos = refresh.toNanos();
+            refresher.scheduleWithFixedDelay(this::refresh, background ? 0 : tick, tick, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -95,7 +102,25 @@ public final class AccessControl implements AutoCloseable {
      * caller's to close.
      */
     public static AccessControl over(Connection store, Set<String> superusers, Duration refresh) {
-        return new AccessControl(store, superusers, refresh);
+        return new AccessControl(store, superusers, refresh, false);
+    }
+
+    /**
+     * As {@link #over}, for a store that may not answer yet (a cluster node starting while its
+     * cluster elects leaders): the table is first read in the background, and read again every
+     * {@code refresh} (which must be positive). Until the first read succeeds ({@link #loaded()})
+     * the decisions fail closed: no user is known, so nobody can authenticate.
+     */
+    public static AccessControl eventually(Connection store, Set<String> superusers, Duration refresh) {
+        if (refresh.isZero() || refresh.isNegative()) {
+            throw new IllegalArgumentException("reading users in the background needs a positive refresh, not " + refresh);
+        }
+        return new AccessControl(store, superusers, refresh, true);
+    }
+
+    /** Whether users and grants were read at least once. */
+    public boolean loaded() {
+        return loaded;
     }
 
     /** A connection through which {@code user} reaches the store, each operation checked. */
@@ -116,13 +141,30 @@ public final class AccessControl implements AutoCloseable {
     /** Reads the table again now. */
     public void reload() {
         snapshot = load();
+        loaded = true;
     }
 
+    private static final long FIRST_READ_RETRY_MILLIS = 500;
+    private boolean toldNotYet;
+    private long refreshNanos;
+    private long lastRead;
+
     private void refresh() {
+        if (loaded && System.nanoTime() - lastRead < refreshNanos - TimeUnit.MILLISECONDS.toNanos(50)) {
+            return; // ticking fast for the first read only
+        }
         try {
             reload();
+            lastRead = System.nanoTime();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Could not read users and grants again; deciding on those read before: " + e);
+            if (loaded) {
+                LOG.log(System.Logger.Level.WARNING, "Could not read users and grants again; deciding on those read"
+                        + " before: " + e);
+            } else if (!toldNotYet) {
+                toldNotYet = true; // a cluster still starting: said once, tried again every refresh
+                LOG.log(System.Logger.Level.INFO, "Users and grants cannot be read yet (nobody can authenticate"
+                        + " until they are): " + e);
+            }
         }
     }
 
