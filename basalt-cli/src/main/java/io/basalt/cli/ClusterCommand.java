@@ -3,6 +3,8 @@ package io.basalt.cli;
 import io.basalt.cluster.ClusterPeer;
 import io.basalt.cluster.FreePorts;
 import io.basalt.cluster.ClusterStatus;
+import io.basalt.cluster.RaftTls;
+import io.basalt.server.ServerConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +23,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code basalt cluster start|status|stop}: a local cluster of node processes on loopback, for
- * trying cluster mode on one machine. Its directory holds {@code cluster.conf} (the peers), and per
- * node its data ({@code nodeN/}), its log ({@code nodeN.log}) and its pid ({@code nodeN.pid}).
+ * trying cluster mode on one machine. Its directory holds {@code cluster.conf} (the peers, and the
+ * nodes' configuration file if they were started with one), and per node its data
+ * ({@code nodeN/}), its log ({@code nodeN.log}) and its pid ({@code nodeN.pid}).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Start, inspect and stop a local cluster of node processes on loopback.",
@@ -64,6 +67,40 @@ final class ClusterCommand implements Runnable {
         return ClusterPeer.parseList(p.getProperty("peers"));
     }
 
+    /** The {@code --config} option of start and status: the nodes' configuration file. */
+    static final class NodeConfig {
+        @Option(names = "--config", paramLabel = "FILE",
+                description = {"The nodes' configuration file (server options and cluster.* keys, see docs/cluster.md),"
+                        + " remembered in cluster.conf by start, so status reads it too.",
+                    "With tlsCert, tlsKey and tlsCa the links between the nodes are mutual TLS, and status asks them"
+                        + " with that certificate."})
+        Path config;
+    }
+
+    /** The nodes' configuration file: {@code given}, else the one {@code cluster.conf} remembers, else none. */
+    static Optional<Path> nodeConfig(Path dir, Path given) throws IOException {
+        if (given != null) {
+            if (!Files.isRegularFile(given)) {
+                throw new CommandLine.ParameterException(new CommandLine(new ClusterCommand()),
+                        "--config " + given + " is not a file");
+            }
+            return Optional.of(given.toAbsolutePath().normalize());
+        }
+        Properties p = new Properties();
+        Path conf = dir.resolve(CONF);
+        if (Files.isRegularFile(conf)) {
+            try (var in = Files.newBufferedReader(conf)) {
+                p.load(in);
+            }
+        }
+        return Optional.ofNullable(p.getProperty("config")).map(Path::of);
+    }
+
+    /** The nodes' server settings from their configuration file, the defaults without one. */
+    static ServerConfig serverConfig(Optional<Path> file) throws IOException {
+        return file.isPresent() ? ServerConfig.defaults().withFile(file.get()) : ServerConfig.defaults();
+    }
+
     static Optional<ProcessHandle> process(Path dir, int node) throws IOException {
         Path pid = dir.resolve("node" + node + ".pid");
         if (!Files.isRegularFile(pid)) {
@@ -88,6 +125,9 @@ final class ClusterCommand implements Runnable {
 
         @Option(names = "--replication", paramLabel = "R", description = "Replicas per region (default min(3, nodes)).")
         Integer replication;
+
+        @CommandLine.Mixin
+        NodeConfig nodeConfig;
 
         @Override
         public Integer call() throws Exception {
@@ -116,6 +156,15 @@ final class ClusterCommand implements Runnable {
             try (var in = Files.newBufferedReader(dir.data.resolve(CONF))) {
                 conf.load(in);
             }
+            Optional<Path> configFile = nodeConfig(dir.data, nodeConfig.config);
+            ServerConfig server = serverConfig(configFile); // read first: a bad file is reported before any node starts
+            RaftTls tls = RaftTls.of(server.tls());
+            if (configFile.isPresent() && !configFile.get().toString().equals(conf.getProperty("config"))) {
+                conf.setProperty("config", configFile.get().toString());
+                try (var w = Files.newBufferedWriter(dir.data.resolve(CONF))) {
+                    conf.store(w, "a local Basalt cluster: basalt cluster start|status|stop --data " + dir.data);
+                }
+            }
             String spec = conf.getProperty("peers");
             List<Process> started = new ArrayList<>();
             for (ClusterPeer p : peers) {
@@ -128,6 +177,7 @@ final class ClusterCommand implements Runnable {
                         "--sun-misc-unsafe-memory-access=allow", "io.basalt.cli.BasaltCli", "server", "--cluster", "--node-id", String.valueOf(p.id()),
                         "--peers", spec, "--replication", conf.getProperty("replication"),
                         "--data", dir.data.resolve("node" + p.id()).toString()));
+                configFile.ifPresent(file -> command.addAll(List.of("--config", file.toString())));
                 Process proc = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
                 Files.writeString(dir.data.resolve("node" + p.id() + ".pid"), proc.pid() + "\n");
@@ -146,10 +196,10 @@ final class ClusterCommand implements Runnable {
                     Thread.sleep(100);
                 }
             }
-            ClusterStatus.Report report = ClusterStatus.of(peers);
+            ClusterStatus.Report report = ClusterStatus.of(peers, tls);
             while (report.problem() != null && System.currentTimeMillis() < deadline) {
                 Thread.sleep(500);
-                report = ClusterStatus.of(peers);
+                report = ClusterStatus.of(peers, tls);
             }
             for (ClusterPeer p : peers) {
                 out.println("node " + p.id() + ": " + p.clientAddress() + " (raft " + p.raftAddress() + ", pid "
@@ -160,7 +210,8 @@ final class ClusterCommand implements Runnable {
                 return 1;
             }
             out.println((started.isEmpty() ? "already running" : "started " + started.size() + " node(s)")
-                    + "; connect with: ./basalt shell --connect basalt://" + addresses(peers));
+                    + "; connect with: ./basalt shell --connect " + (server.tls().enabled() ? "basalts://" : "basalt://")
+                    + addresses(peers) + (server.tls().ca() != null ? " --tls-ca " + server.tls().ca() : ""));
             return 0;
         }
 
@@ -172,11 +223,16 @@ final class ClusterCommand implements Runnable {
         @CommandLine.Mixin
         DataDir dir;
 
+        @CommandLine.Mixin
+        NodeConfig nodeConfig;
+
         @Override
         public Integer call() throws Exception {
             PrintStream out = out();
             List<ClusterPeer> peers = peers(dir.data);
-            ClusterStatus.Report report = ClusterStatus.of(peers);
+            Optional<Path> configFile = nodeConfig(dir.data, nodeConfig.config);
+            RaftTls tls = RaftTls.of(serverConfig(configFile).tls());
+            ClusterStatus.Report report = ClusterStatus.of(peers, tls);
             out.println("NODE  ADDRESS               RAFT                  PID      STATE");
             for (ClusterStatus.NodeStatus n : report.nodes()) {
                 Optional<ProcessHandle> p = process(dir.data, n.peer().id());
@@ -186,6 +242,10 @@ final class ClusterCommand implements Runnable {
             }
             if (report.problem() != null) {
                 out.println(report.problem());
+                if (report.wantsTls()) {
+                    out.println("give status the nodes' configuration file: --config FILE (with tlsCert, tlsKey and"
+                            + " tlsCa)");
+                }
                 return 1;
             }
             out.println();

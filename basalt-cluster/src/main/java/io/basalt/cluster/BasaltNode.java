@@ -81,7 +81,16 @@ public final class BasaltNode implements AutoCloseable {
     private BasaltNode(Config config) throws IOException, InterruptedException {
         this.config = config;
         ClusterPeer self = config.self();
-        this.cluster = ClusterNode.start(peer(self), config.dataDir().resolve("raft"), config.tuning(), config.store());
+        // Refuses, before anything starts, a TLS node whose peers it could not check (no tlsCa).
+        RaftTls tls = RaftTls.of(config.server().tls());
+        this.cluster = ClusterNode.start(peer(self), config.dataDir().resolve("raft"), config.tuning(), tls,
+                config.store());
+        if (tls.enabled()) {
+            LOG.info("Node {}: Raft links on {} are mutual TLS (certificate {}, peers' CA {})", config.nodeId(),
+                    self.raftAddress(), config.server().tls().cert(), config.server().tls().ca());
+        } else {
+            LOG.info("Node {}: Raft links on {} are plaintext (no tlsCert)", config.nodeId(), self.raftAddress());
+        }
         try {
             List<ClusterPeer> sorted = config.nodes().stream()
                     .sorted(java.util.Comparator.comparingInt(ClusterPeer::id)).toList();
@@ -809,7 +818,7 @@ public final class BasaltNode implements AutoCloseable {
             RaftProperties props = new RaftProperties();
             org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
                     org.apache.ratis.util.TimeDuration.valueOf(1, TimeUnit.SECONDS));
-            return RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(MetaStateMachine.GROUP_ID, p))
+            return cluster.tls().client().setRaftGroup(RaftGroup.valueOf(MetaStateMachine.GROUP_ID, p))
                     .setProperties(props).setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build();
         });
     }
@@ -877,7 +886,7 @@ public final class BasaltNode implements AutoCloseable {
         RaftProperties props = new RaftProperties();
         org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
                 org.apache.ratis.util.TimeDuration.valueOf(120, TimeUnit.SECONDS));
-        RaftClient.Builder builder = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(r.groupId(), live))
+        RaftClient.Builder builder = cluster.tls().client().setRaftGroup(RaftGroup.valueOf(r.groupId(), live))
                 .setProperties(props);
         String leader = describe(moving).leader();
         live.stream().filter(p -> clientAddress(nodeId(p.getId())).equals(leader)).findFirst()
@@ -1016,7 +1025,7 @@ public final class BasaltNode implements AutoCloseable {
 
     private RaftClient adminClient(RaftGroup group) {
         RaftProperties p = new RaftProperties();
-        return RaftClient.newBuilder().setRaftGroup(group).setProperties(p).build();
+        return cluster.tls().client().setRaftGroup(group).setProperties(p).build();
     }
 
     /** Creates the group on peer {@code peer} unless it is there already. */

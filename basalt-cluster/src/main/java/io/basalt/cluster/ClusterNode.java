@@ -70,18 +70,21 @@ public final class ClusterNode implements AutoCloseable {
     private final Map<RaftGroupId, RaftClient> clients = new ConcurrentHashMap<>();
     private volatile Function<RaftGroupId, RaftGroup> groups;
     private final java.util.concurrent.atomic.LongAdder forwarded = new java.util.concurrent.atomic.LongAdder();
+    private final RaftTls tls;
 
-    private ClusterNode(RaftPeer self, RaftServer server) {
+    private ClusterNode(RaftPeer self, RaftServer server, RaftTls tls) {
         this.self = self;
         this.server = server;
+        this.tls = tls;
     }
 
     /**
-     * Starts a node: its Raft server listens on {@code self}'s address; the regions it held before
-     * (in {@code directory}) are recovered, their logs replayed from their snapshots.
+     * Starts a node: its Raft server listens on {@code self}'s address, its links to the other
+     * nodes as {@code tls} says; the regions it held before (in {@code directory}) are recovered,
+     * their logs replayed from their snapshots.
      */
-    public static ClusterNode start(RaftPeer self, Path directory, RaftTuning tuning, StoreOptions options)
-            throws IOException {
+    public static ClusterNode start(RaftPeer self, Path directory, RaftTuning tuning, RaftTls tls,
+                                    StoreOptions options) throws IOException {
         Files.createDirectories(directory);
         RaftProperties p = new RaftProperties();
         RaftServerConfigKeys.setStorageDir(p, List.of(directory.toFile()));
@@ -90,13 +93,23 @@ public final class ClusterNode implements AutoCloseable {
         GrpcConfigKeys.Server.setHost(p, address.substring(0, colon));
         GrpcConfigKeys.Server.setPort(p, Integer.parseInt(address.substring(colon + 1)));
         tuning.applyTo(p);
-        RaftServer server = RaftServer.newBuilder()
-                .setServerId(self.getId())
-                .setProperties(p)
-                .setStateMachineRegistry(group -> group.equals(MetaStateMachine.GROUP_ID) ? new MetaStateMachine()
-                        : new RegionStateMachine(options))
-                .setOption(RaftStorage.StartupOption.RECOVER)
-                .build();
+        RaftServer server;
+        try {
+            server = tls.server()
+                    .setServerId(self.getId())
+                    .setProperties(p)
+                    .setStateMachineRegistry(group -> group.equals(MetaStateMachine.GROUP_ID) ? new MetaStateMachine()
+                            : new RegionStateMachine(options))
+                    .setOption(RaftStorage.StartupOption.RECOVER)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            if (!tls.enabled()) {
+                throw e;
+            }
+            // Ratis makes its TLS contexts here (with the OpenSSL it bundles), and says so in a runtime exception.
+            throw new IOException("node " + self.getId() + " cannot set up TLS on its Raft server on " + address + ": "
+                    + rootMessage(e), e);
+        }
         try {
             server.start();
         } catch (ExitUtils.ExitException | IOException e) {
@@ -105,7 +118,12 @@ public final class ClusterNode implements AutoCloseable {
             throw new IOException("node " + self.getId() + " cannot start its Raft server on " + address + ": "
                     + rootMessage(cause), cause);
         }
-        return new ClusterNode(self, server);
+        return new ClusterNode(self, server, tls);
+    }
+
+    /** How this node's Raft links are secured: every Raft client it or its node makes is built with it. */
+    RaftTls tls() {
+        return tls;
     }
 
     /**
@@ -455,7 +473,7 @@ public final class ClusterNode implements AutoCloseable {
             }
             RaftProperties p = new RaftProperties();
             RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(10, TimeUnit.SECONDS));
-            return RaftClient.newBuilder().setRaftGroup(members).setProperties(p)
+            return tls.client().setRaftGroup(members).setProperties(p)
                     .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
                             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
                     .build();

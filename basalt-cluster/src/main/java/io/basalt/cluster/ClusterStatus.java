@@ -47,7 +47,12 @@ public final class ClusterStatus {
     /** A node and whether its Raft server answered; {@code groups} is how many groups it hosts. */
     public record NodeStatus(ClusterPeer peer, boolean up, int groups) {}
 
-    public record Report(List<NodeStatus> nodes, List<RegionStatus> regions, String problem) {}
+    /**
+     * What the cluster answered. {@code problem} says why it could not all be asked, {@code null}
+     * when it was; {@code wantsTls} is set when a node that did not answer showed a certificate to
+     * a client that asked without one: the cluster's Raft links are TLS.
+     */
+    public record Report(List<NodeStatus> nodes, List<RegionStatus> regions, String problem, boolean wantsTls) {}
 
     private ClusterStatus() {}
 
@@ -57,36 +62,63 @@ public final class ClusterStatus {
         return p;
     }
 
-    private static RaftClient client(RaftGroup group) {
-        return RaftClient.newBuilder().setRaftGroup(group).setProperties(properties())
+    private static RaftClient client(RaftTls tls, RaftGroup group) {
+        return tls.client().setRaftGroup(group).setProperties(properties())
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
                         TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
                 .build();
     }
 
-    /** Asks the cluster of {@code peers}; a node that does not answer is reported down, never waited for long. */
+    /** Asks the cluster of {@code peers} over plaintext Raft links ({@link #of(List, RaftTls)}). */
     public static Report of(List<ClusterPeer> peers) {
+        return of(peers, RaftTls.OFF);
+    }
+
+    /**
+     * Asks the cluster of {@code peers} over Raft links secured as {@code tls} says (a cluster whose
+     * nodes have TLS answers only a client with a certificate its CA signed); a node that does not
+     * answer is reported down, never waited for long. A node that refuses the links as given (it
+     * wants TLS, or the handshake failed) is named in the report's problem.
+     */
+    public static Report of(List<ClusterPeer> peers, RaftTls tls) {
         List<NodeStatus> nodes = new ArrayList<>();
+        String linkProblem = null;
+        boolean wantsTls = false;
         for (ClusterPeer p : peers) {
             RaftGroup solo = RaftGroup.valueOf(MetaStateMachine.GROUP_ID, BasaltNode.peer(p));
-            try (RaftClient c = client(solo)) {
+            try (RaftClient c = client(tls, solo)) {
                 nodes.add(new NodeStatus(p, true, c.getGroupManagementApi(BasaltNode.peer(p).getId()).list()
                         .getGroupIds().size()));
             } catch (IOException | RuntimeException e) {
                 nodes.add(new NodeStatus(p, false, 0));
+                if (linkProblem == null) {
+                    if (io.basalt.protocol.Tls.isTlsFailure(e)) {
+                        linkProblem = "node " + p.id() + " (Raft " + p.raftAddress() + ") failed the TLS handshake: "
+                                + io.basalt.protocol.Tls.explain(e);
+                    } else if (!tls.enabled() && RaftTls.speaksTls(p.host(), p.raftPort(), 2_000)) {
+                        wantsTls = true;
+                        linkProblem = "node " + p.id() + "'s Raft port " + p.raftAddress() + " wants TLS: the"
+                                + " cluster's nodes authenticate each other with certificates, and this asked without"
+                                + " one (give tlsCert, tlsKey and tlsCa: a certificate the cluster's CA signed)";
+                    }
+                }
             }
+        }
+        if (linkProblem != null && nodes.stream().noneMatch(NodeStatus::up)) {
+            return new Report(nodes, List.of(), linkProblem, wantsTls);
         }
         List<ClusterPeer> sorted = peers.stream().sorted(Comparator.comparingInt(ClusterPeer::id)).toList();
         int metaSize = sorted.size() >= 5 ? 5 : Math.min(3, sorted.size());
         RaftGroup meta = RaftGroup.valueOf(MetaStateMachine.GROUP_ID,
                 sorted.subList(0, metaSize).stream().map(BasaltNode::peer).toList());
         List<MetaState.Region> regions;
-        try (RaftClient c = client(meta)) {
+        try (RaftClient c = client(tls, meta)) {
             RaftClientReply reply = c.io().sendReadOnly(MetaStateMachine.query(MetaStateMachine.ALL_REGIONS, null));
             ByteBuf body = MetaStateMachine.okBody(reply.getMessage(), "all regions");
             regions = MetaStateMachine.readRegions(body);
         } catch (IOException | RuntimeException e) {
-            return new Report(nodes, List.of(), "the metadata group did not answer: " + e.getMessage());
+            return new Report(nodes, List.of(), "the metadata group did not answer: " + e.getMessage()
+                    + (linkProblem == null ? "" : "; " + linkProblem), wantsTls);
         }
         List<RegionStatus> out = new ArrayList<>();
         for (MetaState.Region r : regions) {
@@ -97,7 +129,7 @@ public final class ClusterStatus {
             RaftGroup group = RaftGroup.valueOf(r.groupId(), members);
             List<Replica> replicas = new ArrayList<>();
             int leader = 0;
-            try (RaftClient c = client(group)) {
+            try (RaftClient c = client(tls, group)) {
                 for (RaftPeer m : members) {
                     int node = Integer.parseInt(m.getId().toString().substring(1));
                     try {
@@ -118,6 +150,6 @@ public final class ClusterStatus {
             out.add(new RegionStatus(r.table(), r.id(), Bytes.toStringBinary(r.start()), Bytes.toStringBinary(r.end()),
                     leader, replicas));
         }
-        return new Report(nodes, out, null);
+        return new Report(nodes, out, null, wantsTls);
     }
 }

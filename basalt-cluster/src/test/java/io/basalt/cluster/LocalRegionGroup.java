@@ -59,7 +59,7 @@ final class LocalRegionGroup implements AutoCloseable {
     }
 
     void start(int i) throws IOException {
-        nodes[i] = ClusterNode.start(peers.get(i), root.resolve("n" + i), tuning, StoreOptions.defaults());
+        nodes[i] = ClusterNode.start(peers.get(i), root.resolve("n" + i), tuning, RaftTls.OFF, StoreOptions.defaults());
     }
 
     /** Stops node {@code i} (its Raft server and replica store); its directory stays. */

@@ -33,7 +33,7 @@ class RaftPortTest {
             String address = "127.0.0.1:" + taken.getLocalPort();
             RaftPeer self = RaftPeer.newBuilder().setId("n1").setAddress(address).build();
             assertThatThrownBy(() -> ClusterNode.start(self, dir.resolve("n1"), RaftTuning.defaults(),
-                    StoreOptions.defaults()))
+                    RaftTls.OFF, StoreOptions.defaults()))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("node n1 cannot start its Raft server on " + address)
                     .hasMessageContaining("in use");
@@ -41,7 +41,7 @@ class RaftPortTest {
         // the directory is not left locked: once the port is free the same node starts there
         RaftPeer again = RaftPeer.newBuilder().setId("n1").setAddress("127.0.0.1:" + FreePorts.take()).build();
         try (ClusterNode node = ClusterNode.start(again, dir.resolve("n1"), RaftTuning.defaults(),
-                StoreOptions.defaults())) {
+                RaftTls.OFF, StoreOptions.defaults())) {
             assertThat(node.id().toString()).isEqualTo("n1");
         }
     }
