@@ -73,14 +73,14 @@ final class BenchDefaults {
                     .warmupIterations(MUTATOR_WARMUP_ITERATIONS).warmupTime(MUTATOR_ITERATION_TIME)
                     .measurementIterations(FULL_ITERATIONS).measurementTime(MUTATOR_ITERATION_TIME);
         }
-        if (suite == Suite.GROUPING || suite == Suite.METRICS) {
+        if (suite == Suite.GROUPING || suite == Suite.METRICS || suite == Suite.AUTH) {
             // Five one-second warm-up iterations left Netty's consolidating pipeline short of its
             // steady state: in one full run its throughput at 50 streams climbed from 190k to 310k
             // puts/s across the measured iterations, and with 20 s of warm-up it settled at 355k.
             // Ten two-second warm-up iterations and three-second measurements let every
             // implementation settle before it is measured. Suite metrics runs the same server and
             // client end to end, and compares two settings whose difference should be small, so it
-            // gets the same settling time.
+            // gets the same settling time; so does auth, the same loop with checks on and off.
             return options.forks(FULL_FORKS)
                     .warmupIterations(GROUPING_WARMUP_ITERATIONS).warmupTime(GROUPING_WARMUP_TIME)
                     .measurementIterations(FULL_ITERATIONS).measurementTime(GROUPING_ITERATION_TIME);

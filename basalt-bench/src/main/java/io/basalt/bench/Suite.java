@@ -20,9 +20,9 @@ import java.util.stream.Collectors;
 /**
  * The benchmark suites {@code ./basalt bench NAME} knows: one per seed experiment (see
  * {@code shared/BENCHMARKING.md}), each a set of JMH classes whose {@code impl} parameter names the
- * competitors, measured side by side in one run. Suite {@code metrics} compares one implementation
- * with a feature on and off instead: its parameter {@code metrics} takes {@code impl}'s place
- * ({@link #comparedParam()}, {@link #baseline()}).
+ * competitors, measured side by side in one run. Suites {@code metrics} and {@code auth} compare
+ * one implementation with a feature on and off instead: their parameter ({@code metrics},
+ * {@code auth}) takes {@code impl}'s place ({@link #comparedParam()}, {@link #baseline()}).
  */
 public enum Suite {
 
@@ -53,6 +53,11 @@ public enum Suite {
     METRICS("metrics", "issue 22", "puts and gets over loopback to a server with the store behind it, 1 and 50"
             + " in-flight streams: recording each request in the metrics (on) vs not (off)",
             List.of(MetricsOverheadBenchmark.class), new int[] {1}),
+
+    AUTH("auth", "issue 23", "puts and gets over loopback to a server with the store behind it, 1 and 50 in-flight"
+            + " streams: a user authenticated by password whose every request is checked against its grants"
+            + " (password) vs no authentication (none)",
+            List.of(io.basalt.bench.metrics.AuthOverheadBenchmark.class), new int[] {1}),
 
     SCAN("scan", "HBASE-20866", "scan results: serving a decoded batch vs copying it into a list and a cache"
             + " (pre-fix model); an end-to-end loopback scan of 50-column rows vs raw loopback bandwidth",
@@ -132,12 +137,12 @@ public enum Suite {
      * {@code metrics}, which compares its parameter {@code metrics}.
      */
     public String comparedParam() {
-        return this == METRICS ? "metrics" : "impl";
+        return this == METRICS ? "metrics" : this == AUTH ? "auth" : "impl";
     }
 
     /** The value of {@link #comparedParam()} every ratio is taken against. */
     public String baseline() {
-        return this == METRICS ? "on" : BASELINE;
+        return this == METRICS ? "on" : this == AUTH ? "none" : BASELINE;
     }
 
     /** The JMH include pattern that selects exactly this suite's benchmarks. */
