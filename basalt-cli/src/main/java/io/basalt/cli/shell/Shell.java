@@ -145,7 +145,9 @@ public final class Shell {
                 case "grant" -> grant(command.args());
                 case "revoke" -> revoke(command.args());
                 case "user_permission" -> userPermission(command.args());
-                case "whoami" -> out.println(user == null ? "(embedded: whoever opened the store's files; no checks)" : user);
+                case "whoami" -> out.println(user != null ? user : connection instanceof io.basalt.client.net.RemoteConnection
+                        ? "(no user given: the server knows this client by its certificate, or not at all)"
+                        : "(embedded: whoever opened the store's files; no checks)");
                 default -> {
                     String instead = UNSUPPORTED.get(command.name());
                     throw new UsageError(instead != null ? command.name() + " is not supported by Basalt; " + instead
