@@ -108,6 +108,17 @@ class ClusterNodesTest {
                 });
                 assertThat(c.admin().listTables().get(30, TimeUnit.SECONDS)).extracting(TableDescriptor::name)
                         .containsExactly("t");
+                // the node's status page shows its cluster: every node up, each region with a leader
+                java.net.InetSocketAddress http = running.get(1).server().httpAddress();
+                String page = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + http.getPort() + "/api/status")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(page).contains("\"cluster\":{\"problem\":\"\"");
+                for (ClusterPeer n : nodes) {
+                    assertThat(page).contains("{\"id\":" + n.id() + ",\"address\":\"" + n.clientAddress()
+                            + "\",\"up\":\"up\"");
+                }
+                assertThat(page.split("\"table\":\"t\"", -1)).as("a line per region").hasSize(4);
 
                 AsyncTable t = c.table("t");
                 List<Mutation> batch = new ArrayList<>();

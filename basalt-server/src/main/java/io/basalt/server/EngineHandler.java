@@ -154,6 +154,22 @@ public final class EngineHandler implements RequestHandler {
         return io.basalt.engine.StoreMetrics.available(store) ? io.basalt.engine.StoreMetrics.of(store) : null;
     }
 
+    /** A cluster node's view of its cluster, asked of the metadata group (5 s at most); null off a cluster. */
+    @Override
+    public io.basalt.client.ClusterInfo clusterInfo() {
+        if (!(store instanceof IdentifiedCalls)) {
+            return null;
+        }
+        try {
+            return store.admin().clusterStatus().get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the cluster did not answer: " + ServerConnection.unwrap(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking the cluster", e);
+        }
+    }
+
     /** Scanners open now. */
     @Override
     public int openScanners() {

@@ -307,6 +307,48 @@ final class HttpEndpoint implements AutoCloseable {
             }
             j.endArray();
         }
+        io.basalt.client.ClusterInfo cluster;
+        String clusterProblem = "";
+        try {
+            cluster = server.handler().clusterInfo();
+        } catch (RuntimeException e) {
+            cluster = null;
+            clusterProblem = String.valueOf(e.getMessage());
+        }
+        if (cluster != null || !clusterProblem.isEmpty()) {
+            j.key("cluster").open();
+            j.field("problem", clusterProblem);
+            j.key("nodes").array();
+            for (io.basalt.client.ClusterInfo.Node n : cluster == null ? java.util.List.<io.basalt.client.ClusterInfo.Node>of()
+                    : cluster.nodes()) {
+                j.open();
+                j.field("id", n.id());
+                j.field("address", n.address());
+                j.field("up", n.up() ? "up" : "down");
+                j.field("groups", n.groups());
+                j.close();
+            }
+            j.endArray();
+            j.key("regions").array();
+            for (io.basalt.client.ClusterInfo.Region r : cluster == null
+                    ? java.util.List.<io.basalt.client.ClusterInfo.Region>of() : cluster.regions()) {
+                j.open();
+                j.field("table", r.table());
+                j.field("id", Long.toString(r.id()));
+                j.field("start", r.start());
+                j.field("end", r.end());
+                j.field("leader", r.leader());
+                StringBuilder replicas = new StringBuilder();
+                for (io.basalt.client.ClusterInfo.Replica rep : r.replicas()) {
+                    replicas.append(replicas.isEmpty() ? "" : ", ").append(rep.node()).append(' ').append(rep.role())
+                            .append(rep.lag() > 0 ? " (" + rep.lag() + " behind)" : "");
+                }
+                j.field("replicas", replicas.toString());
+                j.close();
+            }
+            j.endArray();
+            j.close();
+        }
         j.key("slowRequests").array();
         for (ServerMetrics.SlowRequest s : server.metrics().recentSlowRequests()) {
             j.open();

@@ -45,6 +45,14 @@ public interface RequestHandler extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The cluster this handler's node belongs to (its nodes and regions with their leaders and
+     * replicas), for the status page; {@code null} for a server of its own.
+     */
+    default io.basalt.client.ClusterInfo clusterInfo() {
+        return null;
+    }
+
     /** The connection closed: release what it held (scanners...). */
     default void closed(ServerConnection connection) {}
 

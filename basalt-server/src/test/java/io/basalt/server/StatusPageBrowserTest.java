@@ -198,6 +198,9 @@ class StatusPageBrowserTest {
         assertThat(cells("#slow tbody tr")).extracting(r -> r.get(1)).contains("GET", "FLUSH");
         assertThat(text(By.id("uptime"))).matches("\\d+ s");
         assertThat(text(By.id("error"))).isEmpty();
+        assertThat(driver.findElement(By.id("cluster")).isDisplayed()).as("a server of its own has no cluster section")
+                .isFalse();
+        assertThat(s).doesNotContainKey("cluster");
 
         // the chart is the history: the same seconds, the same values, one drawn point per value
         Chart chart = chart();
