@@ -2,6 +2,7 @@ package io.basalt.engine;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -21,8 +22,11 @@ import java.util.Locale;
  * therefore reopens its channel when it finds it closed by an interrupt (its own or another
  * reader's), retries with the caller's interrupt flag cleared, and sets the flag again before it
  * returns: the interrupted caller still learns of its interrupt, and nobody else notices. Files
- * being written are owned by the store's own threads (log syncer, flusher, compactor, manifest
- * writer), which nothing interrupts.
+ * being written are owned by the store's own threads (flusher, compactor, manifest writer), which
+ * nothing interrupts, except the write-ahead log: under {@code ASYNC} an application's thread may
+ * write it ({@code WriteAheadLog.writeOrWake}), so the log is written through a
+ * {@link RandomAccessFile} ({@link LogWriter}), whose {@code java.io} calls an interrupt does not
+ * break.
  */
 final class LocalDisk implements Disk {
 
@@ -36,11 +40,23 @@ final class LocalDisk implements Disk {
 
     @Override
     public WritableFile create(Path path, Purpose purpose) throws IOException {
+        if (purpose == Purpose.WAL) {
+            if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new java.nio.file.FileAlreadyExistsException(path.toString());
+            }
+            return new LogWriter(path);
+        }
         return new Writer(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     }
 
     @Override
     public WritableFile append(Path path, Purpose purpose) throws IOException {
+        if (purpose == Purpose.WAL) {
+            if (!Files.exists(path)) {
+                throw new java.nio.file.NoSuchFileException(path.toString());
+            }
+            return new LogWriter(path);
+        }
         FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
         channel.position(channel.size());
         return new Writer(path, channel);
@@ -90,6 +106,69 @@ final class LocalDisk implements Disk {
     /** A call on a channel. */
     private interface ChannelCall<T> {
         T apply(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * A write-ahead log segment, written through {@code java.io}: an interrupt of the thread that
+     * writes (an application's, under {@code ASYNC}) neither breaks the call nor closes the file.
+     * Forces are {@code fsync} (the descriptor's {@code sync}), a little more than the channel's
+     * {@code fdatasync}: the syncer forces once a second under {@code ASYNC}, once per group under
+     * {@code SYNC}.
+     */
+    private static final class LogWriter implements WritableFile {
+        private final Path path;
+        private final RandomAccessFile file;
+        private long size;
+
+        LogWriter(Path path) throws IOException {
+            this.path = path;
+            this.file = new RandomAccessFile(path.toFile(), "rw");
+            this.size = file.length();
+            file.seek(size);
+        }
+
+        @Override
+        public void write(ByteBuffer bytes) throws IOException {
+            int n = bytes.remaining();
+            if (bytes.hasArray()) {
+                file.write(bytes.array(), bytes.arrayOffset() + bytes.position(), n);
+            } else {
+                byte[] copy = new byte[n];
+                bytes.duplicate().get(copy);
+                file.write(copy);
+            }
+            bytes.position(bytes.position() + n);
+            size += n;
+        }
+
+        @Override
+        public void force() throws IOException {
+            file.getFD().sync();
+        }
+
+        @Override
+        public void truncate(long newSize) throws IOException {
+            long cut = Math.min(newSize, size);
+            file.setLength(cut);
+            file.seek(cut);
+            size = cut;
+            file.getFD().sync();
+        }
+
+        @Override
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public Path path() {
+            return path;
+        }
+
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
     }
 
     /** A file being written through one channel. */

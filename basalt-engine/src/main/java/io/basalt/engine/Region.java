@@ -189,7 +189,7 @@ final class Region {
             }
         } finally {
             if (store.wal() != null) {
-                store.wal().wake();
+                store.wal().writeOrWake();
             }
         }
         return futures;
@@ -279,7 +279,7 @@ final class Region {
                     futures.forEach(f -> f.complete(null));
                     return;
                 }
-                appended = store.wal().append(tableId, cells, true);
+                appended = store.wal().append(tableId, cells, false);
                 try {
                     target = view.active();
                     target.addAll(cells, appended.sequence());
@@ -293,9 +293,6 @@ final class Region {
             futures.forEach(f -> f.completeExceptionally(e));
             return;
         }
-        if (target.bytes() >= store.options().memtableFlushSize()) {
-            store.requestFlush(this);
-        }
         appended.durable().whenComplete((ignored, failure) -> {
             if (failure == null) {
                 store.mvcc().complete(appended.write(), () -> futures.forEach(f -> f.complete(null)));
@@ -303,6 +300,10 @@ final class Region {
                 futures.forEach(f -> f.completeExceptionally(failure));
             }
         });
+        store.wal().writeOrWake(); // outside the row locks: under ASYNC this thread may write the log itself
+        if (target.bytes() >= store.options().memtableFlushSize()) {
+            store.requestFlush(this);
+        }
     }
 
     /** Applies the mutations when the condition holds; completes with whether they were. */
@@ -332,7 +333,7 @@ final class Region {
             if (cells.isEmpty()) {
                 return CompletableFuture.completedFuture(outcome);
             }
-            appended = store.wal().append(tableId, cells, wake);
+            appended = store.wal().append(tableId, cells, false);
             try {
                 target = view.active();
                 for (Cell cell : cells) {
@@ -356,6 +357,9 @@ final class Region {
                 done.completeExceptionally(failure);
             }
         });
+        if (wake) {
+            store.wal().writeOrWake(); // outside the row lock: under ASYNC this thread may write the log itself
+        }
         return done;
     }
 
