@@ -130,12 +130,24 @@ final class LocalDisk implements Disk {
         @Override
         public void write(ByteBuffer bytes) throws IOException {
             int n = bytes.remaining();
-            if (bytes.hasArray()) {
-                file.write(bytes.array(), bytes.arrayOffset() + bytes.position(), n);
-            } else {
-                byte[] copy = new byte[n];
-                bytes.duplicate().get(copy);
-                file.write(copy);
+            try {
+                if (bytes.hasArray()) {
+                    file.write(bytes.array(), bytes.arrayOffset() + bytes.position(), n);
+                } else {
+                    byte[] copy = new byte[n];
+                    bytes.duplicate().get(copy);
+                    file.write(copy);
+                }
+            } catch (IOException e) {
+                // java.io says nothing of a partial write: the file's length does, and the log cuts
+                // back to its acknowledged records by comparing with it ("a short write counts too")
+                try {
+                    size = Math.max(size, file.length());
+                } catch (IOException unknown) {
+                    e.addSuppressed(unknown);
+                    size = Long.MAX_VALUE / 2; // unknown: make sure a cut back happens
+                }
+                throw e;
             }
             bytes.position(bytes.position() + n);
             size += n;

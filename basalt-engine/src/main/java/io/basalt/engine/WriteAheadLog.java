@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Writers that write.</b> Under {@code ASYNC} a record is acknowledged once written to the
  * file (the OS has it; a process crash keeps it), so there is nothing to wait for but the write
  * itself. A writer that appended a record calls {@link #writeOrWake} once it let go of its row
- * locks: when its record is the only one pending, nobody is writing (the token is free) and no
- * earlier batch is still being completed, it writes its record on its own thread and completes
- * its future there; otherwise it wakes the syncer, as before. A put then
+ * locks: when its record is the only one pending, nobody is writing (the token is free) and the
+ * record does not fill the segment (rolling is the syncer's), it writes its record on its own
+ * thread and completes its future there; otherwise it wakes the syncer, as before. A put then
  * costs no thread hand-off at all when writes do not overlap (the syncer and the completer were two
  * wake-ups, each some ten microseconds on a loaded machine), and the group commit of overlapping
  * writers is unchanged: they find others pending or the token taken and leave their records to
@@ -53,9 +53,11 @@ import org.slf4j.LoggerFactory;
  * is how RocksDB's writers write their own WAL records. Forces stay on the syncer's timer, and
  * {@link Durability#SYNC} is unchanged: a force per writer would undo group commit.
  *
- * <p>Futures complete in sequence order, on the completer or on the writer that wrote them;
- * whoever chains work on them must keep it short and never block (the region only advances MVCC
- * there and completes the caller's future).
+ * <p>Futures complete on the completer or on the writer that wrote them, so a later batch written
+ * inline may complete before an earlier one still on the completer; what depends on order goes
+ * through {@link Mvcc#complete}, which makes writes visible, and runs their callbacks, in
+ * sequence order only. Whoever chains work on the futures must keep it short and never block
+ * (the region only advances MVCC there and completes the caller's future).
  *
  * <p><b>Failures.</b> A failed write or force (or an {@code Error} on the syncer) fails every
  * record not yet acknowledged and every later append with a {@link StoreReadOnlyException}, cuts
@@ -135,12 +137,20 @@ final class WriteAheadLog implements Closeable {
      */
     private boolean writing;
     private Thread holder;
-    /** Batches handed to the completer and not yet completed: a writer writes inline only when none are. */
-    private final java.util.concurrent.atomic.AtomicInteger completing = new java.util.concurrent.atomic.AtomicInteger();
+    /** Whether the failure was told to the listener (once), guarded by lock. */
+    private boolean told;
+    /**
+     * How the syncer waits now (guarded by lock), so that a writer giving the token back wakes it
+     * only when it has something to do: pending records, the token it waits for, or a force to time.
+     */
+    private SyncerWait syncerWait = SyncerWait.NONE;
+
+    private enum SyncerWait { NONE, FOR_TOKEN, UNTIMED, TIMED }
 
     // The token's holder only (the syncer, or a writer under ASYNC).
     private Disk.WritableFile file;
-    private Segment current;
+    /** Volatile: {@link #retireUpTo} reads it on the flusher's thread to spare the segment being written. */
+    private volatile Segment current;
     private long currentSize;
     /**
      * Bytes of the current segment whose records were acknowledged (forced under SYNC, written
@@ -300,9 +310,9 @@ final class WriteAheadLog implements Closeable {
             throw e;
         }
         Segment segment = new Segment(id, path, 0, RecordLogLayout.HEADER_SIZE);
+        current = segment; // first: a retireUpTo between the two must not take the new segment for an old one
         segments.add(segment);
         file = created;
-        current = segment;
         currentSize = RecordLogLayout.HEADER_SIZE;
         committedSize = currentSize;
     }
@@ -422,17 +432,22 @@ final class WriteAheadLog implements Closeable {
             long batchLast;
             lock.lock();
             try {
-                while (failure == null && (writing || pendingLength == 0 && !closing)) {
+                while (failure == null && (writing || pendingLength == 0 && !closing && !rollDue())) {
                     if (!writing && unforced) {
                         long wait = interval - (System.nanoTime() - lastForceNanos);
                         if (wait <= 0) {
                             break;
                         }
+                        syncerWait = SyncerWait.TIMED;
                         work.awaitNanos(wait);
                     } else {
-                        work.await(); // nothing to do, or a writer holds the token: its release signals
+                        // nothing to do, or a writer holds the token: its release signals
+                        syncerWait = writing ? SyncerWait.FOR_TOKEN : SyncerWait.UNTIMED;
+                        work.await();
                     }
+                    syncerWait = SyncerWait.NONE;
                 }
+                syncerWait = SyncerWait.NONE;
                 if (failure != null || (closing && pendingLength == 0 && !unforced)) {
                     return;
                 }
@@ -448,10 +463,15 @@ final class WriteAheadLog implements Closeable {
             } finally {
                 lock.unlock();
             }
-            if (!write(batch, length, done, batchLast, syncEach || closing, false)) {
+            boolean ok;
+            try {
+                ok = write(batch, length, done, batchLast, syncEach || closing, false);
+            } finally {
+                release(); // a failed log too: close waits for the token before it closes the file
+            }
+            if (!ok) {
                 return;
             }
-            release();
         }
     }
 
@@ -461,17 +481,30 @@ final class WriteAheadLog implements Closeable {
         try {
             writing = false;
             holder = null;
-            work.signalAll();
+            boolean needed = switch (syncerWait) {
+                case FOR_TOKEN -> true;
+                case UNTIMED -> unforced || pendingLength > 0 || rollDue(); // a force to time, records, a roll
+                case TIMED -> pendingLength > 0 || rollDue();
+                case NONE -> false; // it looks before it waits
+            };
+            if (needed || closing || failure != null) {
+                work.signalAll();
+            }
         } finally {
             lock.unlock();
         }
     }
 
+    /** Whether the segment is full and waits for the syncer to roll it (read under lock, token free). */
+    private boolean rollDue() {
+        return !writing && current.size >= options.walSegmentSize();
+    }
+
     /**
      * Under {@link Durability#ASYNC}, called by a writer after {@link #append} (outside its row
      * locks): writes what is pending on this thread and completes its future here when its record
-     * is the only one pending, the token is free and no earlier batch is still completing;
-     * otherwise wakes the syncer. Under {@link Durability#SYNC} it wakes the syncer.
+     * is the only one pending, the token is free and the record does not fill the segment (the
+     * syncer rolls it); otherwise wakes the syncer. Under {@link Durability#SYNC} it wakes the syncer.
      *
      * <p>Only a lone record: when others are pending too, writers overlap, and group commit on
      * the syncer serves them better than one of them writing for all (measured with YCSB at eight
@@ -490,8 +523,10 @@ final class WriteAheadLog implements Closeable {
         long batchLast;
         lock.lock();
         try {
-            if (writing || closing || failure != null || pendingLength == 0 || completing.get() > 0
-                    || waiters.size() > 1) {
+            // a full segment is the syncer's to roll: a roll syncs the directory through a channel,
+            // which an interrupt of this (application) thread would close
+            if (writing || closing || failure != null || pendingLength == 0 || waiters.size() > 1
+                    || current.size + pendingLength >= options.walSegmentSize()) {
                 if (pendingLength > 0) {
                     work.signal();
                 }
@@ -567,7 +602,7 @@ final class WriteAheadLog implements Closeable {
             return false;
         }
         Throwable rollFailure = null;
-        if (currentSize >= options.walSegmentSize()) { // before completing, so a caller sees the new segment
+        if (!inline && currentSize >= options.walSegmentSize()) { // before completing, so a caller sees the new segment
             try {
                 roll();
                 listener.rolled();
@@ -580,14 +615,9 @@ final class WriteAheadLog implements Closeable {
                 waiter.future().complete(null);
             }
         } else {
-            completing.incrementAndGet();
             completer.execute(() -> {
-                try {
-                    for (Waiter waiter : done) {
-                        waiter.future().complete(null);
-                    }
-                } finally {
-                    completing.decrementAndGet();
+                for (Waiter waiter : done) {
+                    waiter.future().complete(null);
                 }
             });
         }
@@ -624,8 +654,9 @@ final class WriteAheadLog implements Closeable {
         boolean first;
         lock.lock();
         try {
-            first = failure == null;
-            if (first) {
+            first = !told;
+            told = true;
+            if (failure == null) {
                 failure = cause instanceof StoreReadOnlyException r ? r : new StoreReadOnlyException(
                         "the write-ahead log failed writing " + (current == null ? directory : current.path) + ": "
                                 + cause, cause);
@@ -668,12 +699,19 @@ final class WriteAheadLog implements Closeable {
      * failure to report, which says so when the cut failed too.
      */
     private StoreReadOnlyException cutBack(StoreReadOnlyException failed) {
-        if (file == null || committedSize >= Math.max(currentSize, file.size())) { // a short write counts too
+        if (file == null) {
             return failed;
         }
         try {
+            // Always cut, even when the sizes say nothing was written past the acknowledged bytes:
+            // a write that failed part-way may have left bytes no size counted (java.io does not
+            // say how much of a failed write went out).
+            boolean known = committedSize < Math.max(currentSize, file.size());
             file.truncate(committedSize);
-            LOG.warn("Cut write-ahead log segment {} back to its {} acknowledged bytes", current.path, committedSize);
+            if (known) {
+                LOG.warn("Cut write-ahead log segment {} back to its {} acknowledged bytes", current.path,
+                        committedSize);
+            }
             currentSize = committedSize;
             current.size = currentSize;
             return failed;
@@ -697,6 +735,10 @@ final class WriteAheadLog implements Closeable {
         lock.lock();
         try {
             pendingStill = waiters.stream().anyMatch(w -> w.sequence() == sequence);
+            if (failure == null) { // in the same hold as the look: no writer may take the record in between
+                failure = cause instanceof StoreReadOnlyException r ? r : new StoreReadOnlyException(
+                        "a write failed after it was logged (" + cause + "); the log takes no more", cause);
+            }
         } finally {
             lock.unlock();
         }
@@ -760,6 +802,20 @@ final class WriteAheadLog implements Closeable {
         }
         if (syncer.isAlive()) {
             throw new IOException("the write-ahead log syncer did not stop within 30 s");
+        }
+        lock.lock();
+        try { // the syncer stops at once after a failure: a writer may still hold the file
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (writing && System.nanoTime() < deadline) {
+                work.awaitNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            }
+            if (writing) {
+                throw new IOException("a writer still writes the log 30 s after close began");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
         }
         completer.shutdown();
         try {

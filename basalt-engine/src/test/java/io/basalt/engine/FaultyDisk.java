@@ -63,6 +63,12 @@ final class FaultyDisk implements Disk {
     /** What a fault does. */
     enum Fault {
         IO_ERROR, NO_SPACE, SHORT_WRITE,
+        /**
+         * Half the bytes written, then an error, and the file's size left as before the write:
+         * a {@code java.io} write, which cannot say how much of a failed call went out (never
+         * chosen at random).
+         */
+        SILENT_PARTIAL_WRITE,
         /** An {@code OutOfMemoryError} instead of an I/O error (never chosen at random). */
         ERROR
     }
@@ -340,6 +346,8 @@ final class FaultyDisk implements Disk {
     private final class Tracked implements WritableFile {
         private final WritableFile file;
         private final Purpose purpose;
+        /** Bytes a {@link Fault#SILENT_PARTIAL_WRITE} wrote and {@link #size()} does not count. */
+        private long hidden;
 
         Tracked(WritableFile file, Purpose purpose) {
             this.file = file;
@@ -350,6 +358,14 @@ final class FaultyDisk implements Disk {
         public void write(ByteBuffer bytes) throws IOException {
             Place place = writePlace(purpose);
             Fault fault = fault(place);
+            if (fault == Fault.SILENT_PARTIAL_WRITE && bytes.remaining() > 1) {
+                ByteBuffer part = bytes.duplicate();
+                part.limit(part.position() + bytes.remaining() / 2);
+                long before = file.size();
+                file.write(part);
+                hidden += file.size() - before;
+                record();
+            }
             if (fault == Fault.SHORT_WRITE && bytes.remaining() > 1) {
                 ByteBuffer part = bytes.duplicate();
                 part.limit(part.position() + bytes.remaining() / 2);
@@ -394,6 +410,7 @@ final class FaultyDisk implements Disk {
                 throw new IOException("simulated power loss: the disk is gone");
             }
             file.truncate(size);
+            hidden = 0;
             synchronized (FaultyDisk.this) {
                 FileState state = files.get(file.path());
                 if (state != null) {
@@ -405,7 +422,7 @@ final class FaultyDisk implements Disk {
 
         @Override
         public long size() {
-            return file.size();
+            return file.size() - hidden;
         }
 
         @Override
