@@ -426,10 +426,7 @@ final class WriteAheadLog implements Closeable {
         long interval = options.asyncSyncInterval().toNanos();
         boolean syncEach = options.durability() == Durability.SYNC;
         while (true) {
-            byte[] batch;
-            int length;
-            ArrayDeque<Waiter> done;
-            long batchLast;
+            Batch batch;
             lock.lock();
             try {
                 while (failure == null && (writing || pendingLength == 0 && !closing && !rollDue())) {
@@ -451,21 +448,13 @@ final class WriteAheadLog implements Closeable {
                 if (failure != null || (closing && pendingLength == 0 && !unforced)) {
                     return;
                 }
-                writing = true;
-                holder = syncer;
-                batch = pending;
-                length = pendingLength;
-                pending = spare;
-                pendingLength = 0;
-                done = waiters;
-                waiters = new ArrayDeque<>();
-                batchLast = lastSequence;
+                batch = take();
             } finally {
                 lock.unlock();
             }
             boolean ok;
             try {
-                ok = write(batch, length, done, batchLast, syncEach || closing, false);
+                ok = write(batch, syncEach || closing, false);
             } finally {
                 release(); // a failed log too: close waits for the token before it closes the file
             }
@@ -517,10 +506,7 @@ final class WriteAheadLog implements Closeable {
             wake();
             return;
         }
-        byte[] batch;
-        int length;
-        ArrayDeque<Waiter> done;
-        long batchLast;
+        Batch batch;
         lock.lock();
         try {
             // a full segment is the syncer's to roll: a roll syncs the directory through a channel,
@@ -532,23 +518,29 @@ final class WriteAheadLog implements Closeable {
                 }
                 return;
             }
-            writing = true;
-            holder = Thread.currentThread();
-            batch = pending;
-            length = pendingLength;
-            pending = spare;
-            pendingLength = 0;
-            done = waiters;
-            waiters = new ArrayDeque<>();
-            batchLast = lastSequence;
+            batch = take();
         } finally {
             lock.unlock();
         }
         try {
-            write(batch, length, done, batchLast, false, true);
+            write(batch, false, true);
         } finally {
             release();
         }
+    }
+
+    /** Records taken from pending to be written: their bytes, their writers and the last sequence among them. */
+    private record Batch(byte[] bytes, int length, ArrayDeque<Waiter> done, long last) {}
+
+    /** Takes the write token for this thread and everything pending (under lock). */
+    private Batch take() {
+        writing = true;
+        holder = Thread.currentThread();
+        Batch batch = new Batch(pending, pendingLength, waiters, lastSequence);
+        pending = spare;
+        pendingLength = 0;
+        waiters = new ArrayDeque<>();
+        return batch;
     }
 
     /**
@@ -557,8 +549,11 @@ final class WriteAheadLog implements Closeable {
      * completes the batch's futures: here when {@code inline}, else on the completer. Returns false
      * when the log failed; every future of the batch has its answer either way.
      */
-    private boolean write(byte[] batch, int length, ArrayDeque<Waiter> done, long batchLast, boolean force,
-                          boolean inline) {
+    private boolean write(Batch taken, boolean force, boolean inline) {
+        byte[] batch = taken.bytes();
+        int length = taken.length();
+        ArrayDeque<Waiter> done = taken.done();
+        long batchLast = taken.last();
         long interval = options.asyncSyncInterval().toNanos();
         boolean syncEach = options.durability() == Durability.SYNC;
         spare = batch;
