@@ -499,7 +499,7 @@ final class WriteAheadLog implements Closeable {
      * the syncer serves them better than one of them writing for all (measured with YCSB at eight
      * threads: writing whatever was pending inline raised update p99 from 0.4 to 1.7 ms and read
      * p99.9 from 0.25 to 2 ms, a writer holding the token being descheduled among eight busy ones;
-     * lone records only kept most of the throughput with p99 at 0.7 ms).
+     * lone records only keep most of the throughput with p99 at 0.7-0.9 ms).
      */
     void writeOrWake() {
         if (options.durability() == Durability.SYNC) {
