@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.basalt.client.Connection;
 import io.basalt.client.Durability;
-import io.basalt.client.Get;
 import io.basalt.client.Put;
 import io.basalt.client.Result;
 import io.basalt.client.StoreOptions;
@@ -12,14 +11,12 @@ import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableDescriptor;
 import io.basalt.engine.FaultyDisk.Fault;
 import io.basalt.engine.FaultyDisk.Place;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -48,23 +45,17 @@ class AsyncLogWriterTest {
         return new EmbeddedConnection(Store.open(dir, options, clock::get, new StripedRegionLocks(), disk));
     }
 
+    // the fault tests' helpers
     private static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(30, TimeUnit.SECONDS);
+        return Issue17FaultTest.await(f);
     }
 
     private static String value(Connection c, String row) throws Exception {
-        Result r = await(c.table("t").get(Get.of(row)));
-        byte[] v = r.value("f", "q");
-        return v == null ? null : new String(v, StandardCharsets.UTF_8);
+        return Issue17FaultTest.value(c, "t", row);
     }
 
     private static Throwable failureOf(CompletableFuture<?> f) throws Exception {
-        try {
-            f.get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError("expected a failure");
+        return Issue17FaultTest.failureOf(f);
     }
 
     @Test

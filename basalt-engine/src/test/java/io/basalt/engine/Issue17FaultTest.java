@@ -54,7 +54,7 @@ class Issue17FaultTest {
         return open(options());
     }
 
-    private static <T> T await(CompletableFuture<T> f) throws Exception {
+    static <T> T await(CompletableFuture<T> f) throws Exception {
         return f.get(30, TimeUnit.SECONDS);
     }
 
@@ -66,13 +66,13 @@ class Issue17FaultTest {
         await(c.table(table).put(Put.of(row).addColumn("f", "q", value)));
     }
 
-    private static String value(Connection c, String table, String row) throws Exception {
+    static String value(Connection c, String table, String row) throws Exception {
         Result r = await(c.table(table).get(Get.of(row)));
         byte[] v = r.value("f", "q");
         return v == null ? null : new String(v, StandardCharsets.UTF_8);
     }
 
-    private static Throwable failureOf(CompletableFuture<?> f) throws Exception {
+    static Throwable failureOf(CompletableFuture<?> f) throws Exception {
         try {
             f.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

@@ -819,7 +819,10 @@ public final class Scram {
         return new AuthenticationException("malformed " + message + ": " + what);
     }
 
-    /** Text from a peer, fit for a message: printable ASCII, others as \\uXXXX, at most 100 chars. */
+    /**
+     * Text from a peer, fit for a message: printable ASCII, every other character as a Java
+     * unicode escape, at most 100 characters.
+     */
     private static String printable(String text) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < text.length(); i++) {
