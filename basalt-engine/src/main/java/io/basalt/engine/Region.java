@@ -768,11 +768,11 @@ final class Region {
                 visibility[i] = new Visibility(readPoint, family, now);
             }
             ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
-            if (filter != null && filter.startRow(row) != ScanFilter.ROW_INCLUDE) {
-                return Result.empty();
-            }
             List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
                     get.timeRange(), get.maxVersions(), filter);
+            if (cells == null) { // the filter passed over the row's key
+                return Result.empty();
+            }
             if (filter != null && !cells.isEmpty()) {
                 if (filter.rowExcluded()) {
                     return Result.empty();

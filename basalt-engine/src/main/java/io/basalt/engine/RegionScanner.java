@@ -115,18 +115,26 @@ final class RegionScanner implements AutoCloseable {
                 finished = true;
                 return null;
             }
-            if (filter != null) {
-                int decision = filter.startRow(row);
-                if (decision == ScanFilter.ROW_STOP) {
-                    finished = true;
-                    return null;
-                }
-                if (decision == ScanFilter.ROW_SKIP) {
+            if (filter != null && scan.raw()) { // every stored row is seen raw: judge its key first
+                int decision = filter.judgeRow(row);
+                if (decision != ScanFilter.ROW_INCLUDE) {
+                    if (decision == ScanFilter.ROW_STOP) {
+                        finished = true;
+                        return null;
+                    }
                     skipRow(row, filter.rowHint());
                     continue;
                 }
             }
             List<Cell> cells = readRow(row);
+            if (cells == null) { // the filter judged the key at the row's first visible cell and passed it over
+                if (filter.rowDecision() == ScanFilter.ROW_STOP) {
+                    finished = true;
+                    return null;
+                }
+                skipRow(row, filter.rowHint());
+                continue;
+            }
             if (filter != null && !cells.isEmpty()) {
                 if (filter.rowExcluded()) {
                     cells.clear();
@@ -245,8 +253,11 @@ final class RegionScanner implements AutoCloseable {
      *
      * @param familySegments the names of the families read, {@code familyNames} the same as arrays
      * @param visibility one judge per family read, in the same order
-     * @param filter judges each cell the read would return, and may move the merge past the
-     *     column, family or row; {@code null} for none. Its row-level calls are the caller's.
+     * @param filter judges the row's key at its first visible cell ({@link ScanFilter#judgeRow}),
+     *     then each cell the read would return, and may move the merge past the column, family or
+     *     row; {@code null} for none. The rest of its row-level calls are the caller's.
+     * @return the cells, or {@code null} when the filter's key decision passed the row over (the
+     *     merge is left inside the row; the decision is the filter's {@code rowDecision()})
      */
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
@@ -264,6 +275,7 @@ final class RegionScanner implements AutoCloseable {
         boolean columnSelected = false;
         int returnedVersions = 0;
         FilterSkip skip = null; // the filter's last skip: what it covers is never offered to the filter again
+        boolean judged = false; // whether the filter has judged the row's key
 
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
@@ -290,6 +302,12 @@ final class RegionScanner implements AutoCloseable {
                         && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
                     // With a filter, as in HBase, the filter sees every version the family keeps and
                     // the query's version count applies to what the filter keeps.
+                    if (filter != null && !judged) {
+                        judged = true;
+                        if (filter.judgeRow(row) != ScanFilter.ROW_INCLUDE) {
+                            return null;
+                        }
+                    }
                     if (filter == null) {
                         returnedVersions++;
                         out.add(cell);

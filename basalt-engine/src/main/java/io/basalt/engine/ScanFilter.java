@@ -45,8 +45,8 @@ import java.util.random.RandomGenerator;
  * A client {@link Filter} compiled for one scan or get: the stateful matcher the region reader
  * consults at each row and at each cell it would return.
  *
- * <p><b>Protocol.</b> For each row, in the scan's order: {@link #startRow} decides from the key
- * alone (include, skip, or stop the scan); for an included row, {@link #cell} judges each cell the
+ * <p><b>Protocol.</b> For each row with a visible cell, in the scan's order: {@link #startRow}
+ * decides from the key alone (include, skip, or stop the scan); for an included row, {@link #cell} judges each cell the
  * unfiltered read would return (so filters see versions after deletes, time range and version
  * limits: see {@link Filter}) and may tell the reader to step, leave the column, seek to a later
  * column, leave the family or leave the row; then, if cells are left, {@link #rowExcluded} may
@@ -94,6 +94,23 @@ abstract class ScanFilter {
     /** Starts a row (resetting per-row state) and judges its key; by default every key passes. */
     int startRow(byte[] row) {
         return ROW_INCLUDE;
+    }
+
+    private int rowDecision = ROW_INCLUDE;
+
+    /**
+     * The reader's entry to {@link #startRow}: made at the row's first visible cell, never for a row
+     * that has none (a row of delete markers, or of cells outside the query's columns or time
+     * range), so a filter that acts on the first key it rejects (a while-match) does not act on a
+     * row the user cannot see. The decision stays readable through {@link #rowDecision()}.
+     */
+    final int judgeRow(byte[] row) {
+        return rowDecision = startRow(row);
+    }
+
+    /** The last {@link #judgeRow} decision. */
+    final int rowDecision() {
+        return rowDecision;
     }
 
     /**
