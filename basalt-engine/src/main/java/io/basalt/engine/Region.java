@@ -774,10 +774,7 @@ final class Region {
                 return Result.empty();
             }
             if (filter != null && !cells.isEmpty()) {
-                if (filter.rowExcluded()) {
-                    return Result.empty();
-                }
-                filter.transform(cells);
+                filter.finishRow(cells);
             }
             return cells.isEmpty() ? Result.empty() : Result.of(cells);
         } finally {

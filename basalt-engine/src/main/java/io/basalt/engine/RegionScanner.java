@@ -136,11 +136,7 @@ final class RegionScanner implements AutoCloseable {
                 continue;
             }
             if (filter != null && !cells.isEmpty()) {
-                if (filter.rowExcluded()) {
-                    cells.clear();
-                } else {
-                    filter.transform(cells);
-                }
+                filter.finishRow(cells);
             }
             if (filter != null && filter.stopped()) {
                 finished = true; // this row was the last that can pass

@@ -49,9 +49,9 @@ import java.util.random.RandomGenerator;
  * decides from the key alone (include, skip, or stop the scan); for an included row, {@link #cell} judges each cell the
  * unfiltered read would return (so filters see versions after deletes, time range and version
  * limits: see {@link Filter}) and may tell the reader to step, leave the column, seek to a later
- * column, leave the family or leave the row; then, if cells are left, {@link #rowExcluded} may
- * drop the row as a whole and {@link #transform} rewrite it. {@link #stopped} says no later row
- * can pass, so the scan ends without reading on.
+ * column, leave the family or leave the row; then, if cells are left, {@link #finishRow} prunes,
+ * judges and rewrites the row in HBase's order. {@link #stopped} says no later row can pass, so
+ * the scan ends without reading on.
  *
  * <p><b>Seeking.</b> The reason filters run in the reader and not over finished rows: a skip
  * level becomes a seek in the merge, so a prefix, a row range or a fuzzy rule moves the reader to
@@ -131,12 +131,34 @@ abstract class ScanFilter {
         return null;
     }
 
-    /** At the end of a row that kept cells: whether to drop the whole row. */
+    /**
+     * At the end of an included row that kept cells, in HBase's order: {@link #pruneRow} removes
+     * cells (HBase's {@code filterRowCells}); if any are left, {@link #rowExcluded} may drop the
+     * row ({@code filterRow}, which a {@code PageFilter} counts in, so a row pruned empty is not
+     * counted); a row kept is {@link #transform}ed. {@code cells} is empty afterwards when the row
+     * is dropped.
+     */
+    final void finishRow(List<Cell> cells) {
+        pruneRow(cells);
+        if (cells.isEmpty()) {
+            return;
+        }
+        if (rowExcluded()) {
+            cells.clear();
+        } else {
+            transform(cells);
+        }
+    }
+
+    /** Removes cells of a row that kept some (a value filter's tested column), before the row is judged. */
+    void pruneRow(List<Cell> cells) {}
+
+    /** At the end of a row that kept cells after {@link #pruneRow}: whether to drop the whole row. */
     boolean rowExcluded() {
         return false;
     }
 
-    /** Rewrites a kept row's cells in place. */
+    /** Rewrites each cell of a kept row in place (HBase's {@code transformCell}). */
     void transform(List<Cell> cells) {}
 
     /** Whether no later row can pass. */
@@ -663,7 +685,9 @@ abstract class ScanFilter {
                 return NEXT_ROW;
             }
             seen = true;
-            return INCLUDE | NEXT_ROW;
+            // A plain INCLUDE, and NEXT_ROW at the next cell, as HBase answers: a WhileMatchFilter
+            // around this one ends the scan only at a row with a second cell, as in HBase.
+            return INCLUDE;
         }
     }
 
@@ -671,6 +695,8 @@ abstract class ScanFilter {
      * {@link ColumnCountGetFilter} (offset 0) and {@link ColumnPaginationFilter}: counts the row's
      * columns (across families), one version each. Asked again about a column it has counted, it
      * answers as it did, which keeps it right inside a list that needs only one filter to pass.
+     * A column offset (a qualifier to start from) holds, as in HBase, until the row's first column
+     * is counted: a later family's page goes on from its first column.
      */
     private static final class ColumnPage extends ScanFilter {
         private final int limit;
@@ -699,7 +725,8 @@ abstract class ScanFilter {
             if (lastFamily != null && sameColumn(cell, lastFamily, lastQualifier)) {
                 return included(lastCode) ? NEXT_COLUMN : lastCode;
             }
-            if (columnOffset.length > 0 && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(columnOffset)) < 0) {
+            if (columnOffset.length > 0 && columns == 0 && limit > 0
+                    && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(columnOffset)) < 0) {
                 return SEEK;
             }
             lastFamily = cell.familyBytes();
@@ -766,7 +793,7 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
+        void pruneRow(List<Cell> cells) {
             if (exclude) {
                 cells.removeIf(c -> sameColumn(c, family, qualifier));
             }
@@ -775,7 +802,13 @@ abstract class ScanFilter {
 
     // ------------------------------------------------------------------ wrappers and lists
 
-    /** {@link WhileMatchFilter}: the first row or cell the inner filter drops ends the scan. */
+    /**
+     * {@link WhileMatchFilter}: the first row the inner filter drops ends the scan, and so does the
+     * first cell it does not plainly include, as in HBase: a cell it includes but moves on from (a
+     * column count's last) is kept; either way the row ends there, and what it kept so far is
+     * returned unless the inner filter drops the row. The inner filter's row pruning does not run
+     * (HBase's wrapper does not pass {@code filterRowCells} on), its cell transforms do.
+     */
     private static final class WhileMatch extends ScanFilter {
         private final ScanFilter inner;
         private boolean done;
@@ -796,9 +829,9 @@ abstract class ScanFilter {
         @Override
         int cell(Cell cell) {
             int code = inner.cell(cell);
-            if (!included(code)) {
+            if (code != INCLUDE) {
                 done = true;
-                return NEXT_ROW;
+                return (code & INCLUDE) | NEXT_ROW;
             }
             return code;
         }
@@ -810,7 +843,7 @@ abstract class ScanFilter {
 
         @Override
         boolean rowExcluded() {
-            if (done || inner.rowExcluded()) {
+            if (inner.rowExcluded()) {
                 done = true;
                 return true;
             }
@@ -861,6 +894,11 @@ abstract class ScanFilter {
         @Override
         byte[] columnHint() {
             return inner.columnHint();
+        }
+
+        @Override
+        void pruneRow(List<Cell> cells) {
+            inner.pruneRow(cells);
         }
 
         @Override
@@ -948,6 +986,13 @@ abstract class ScanFilter {
         @Override
         byte[] columnHint() {
             return columnHint;
+        }
+
+        @Override
+        void pruneRow(List<Cell> cells) {
+            for (ScanFilter child : children) {
+                child.pruneRow(cells);
+            }
         }
 
         @Override
@@ -1090,6 +1135,15 @@ abstract class ScanFilter {
                 }
             }
             return all;
+        }
+
+        @Override
+        void pruneRow(List<Cell> cells) {
+            for (int i = 0; i < children.size(); i++) {
+                if (admitted[i]) {
+                    children.get(i).pruneRow(cells);
+                }
+            }
         }
 
         @Override

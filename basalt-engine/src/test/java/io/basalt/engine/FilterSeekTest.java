@@ -284,11 +284,7 @@ class FilterSeekTest {
                 }
             }
             if (!kept.isEmpty()) {
-                if (f.rowExcluded()) {
-                    kept.clear();
-                } else {
-                    f.transform(kept);
-                }
+                f.finishRow(kept);
             }
             out.addAll(text(kept.isEmpty() ? List.of() : List.of(Result.of(kept))));
             if (f.stopped()) {

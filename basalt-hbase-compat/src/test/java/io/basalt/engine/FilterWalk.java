@@ -77,11 +77,7 @@ public final class FilterWalk {
                 }
             }
             if (!kept.isEmpty()) {
-                if (f.rowExcluded()) {
-                    kept.clear();
-                } else {
-                    f.transform(kept);
-                }
+                f.finishRow(kept);
             }
             out.addAll(kept);
             if (f.stopped()) {

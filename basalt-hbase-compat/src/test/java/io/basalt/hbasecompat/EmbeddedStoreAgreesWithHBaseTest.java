@@ -35,7 +35,7 @@ class EmbeddedStoreAgreesWithHBaseTest {
     void realReaderAgreesWithHBase(@ForAll long seed) throws Exception {
         Random random = new Random(seed);
         Gen gen = new Gen(random);
-        List<Kv> cells = gen.cells(3, new Gen.Shape(false, 1, 4, false));
+        List<Kv> cells = gen.cells(3, new Gen.Shape(1, 4));
         Path dir = Files.createTempDirectory("basalt-hbase-compat");
         try (Connection c = Basalt.open(dir)) {
             c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(3),

@@ -73,7 +73,7 @@ final class Gen {
     }
 
     /** What the data must look like for a filter, in the default mode (see {@link #shape}). */
-    record Shape(boolean oneCellPerRow, int minRowLength, int maxColumns, boolean oneFamily) {}
+    record Shape(int minRowLength, int maxColumns) {}
 
     static final boolean STRICT = Boolean.getBoolean("basalt.hbasecompat.strict");
 
@@ -105,7 +105,7 @@ final class Gen {
             Filter filter = filters.get();
             int versions = 1 + random.nextInt(3);
             boolean reversed = random.nextBoolean();
-            Case c = new Case(cells(versions, strict ? new Shape(false, 1, 4, false) : shape(filter)), filter, reversed,
+            Case c = new Case(cells(versions, strict ? new Shape(1, 4) : shape(filter)), filter, reversed,
                     versions);
             if (Known.excluded(c, strict) == null) {
                 return c;
@@ -128,32 +128,20 @@ final class Gen {
 
     static boolean fits(List<Kv> cells, Shape shape) {
         java.util.Map<String, java.util.Set<String>> columns = new java.util.HashMap<>();
-        java.util.Map<String, Integer> cellsPerRow = new java.util.HashMap<>();
-        java.util.Set<String> families = new java.util.HashSet<>();
         for (Kv kv : cells) {
             String row = Kv.esc(kv.row());
             if (kv.row().length < shape.minRowLength()) {
                 return false;
             }
             columns.computeIfAbsent(row, r -> new java.util.HashSet<>()).add(Kv.esc(kv.family()) + ":" + Kv.esc(kv.qualifier()));
-            cellsPerRow.merge(row, 1, Integer::sum);
-            families.add(Kv.esc(kv.family()));
-        }
-        if (shape.oneFamily() && families.size() > 1) {
-            return false;
-        }
-        if (shape.oneCellPerRow() && cellsPerRow.values().stream().anyMatch(n -> n > 1)) {
-            return false;
         }
         return columns.values().stream().allMatch(s -> s.size() <= shape.maxColumns());
     }
 
     /** The data a filter may meet in the default mode; see {@link Known} for each difference named. */
     static Shape shape(Filter filter) {
-        boolean oneCellPerRow = Known.contains(filter, f -> f instanceof WhileMatchFilter); // WHILE_PARTIAL_ROW
         int minRowLength = 1;
         int maxColumns = 4;
-        boolean oneFamily = false;
         for (Filter f : Known.leaves(filter)) {
             if (f instanceof FuzzyRowFilter fuzzy) { // FUZZY_SHORT_ROW
                 for (FuzzyRowFilter.Rule r : fuzzy.rules()) {
@@ -163,18 +151,15 @@ final class Gen {
             if (f instanceof ColumnCountGetFilter ccg && ccg.limit() > 0) { // COLUMN_COUNT_ENDS_SCAN
                 maxColumns = Math.min(maxColumns, ccg.limit());
             }
-            if (f instanceof ColumnPaginationFilter cpf && cpf.columnOffset().length > 0) { // PAGINATION_OFFSET_FAMILIES
-                oneFamily = true;
-            }
         }
-        return new Shape(oneCellPerRow, minRowLength, maxColumns, oneFamily);
+        return new Shape(minRowLength, maxColumns);
     }
 
     // ------------------------------------------------------------------ data
 
     /** Up to six rows of one or two families, each column one to {@code maxVersions} versions, shaped by {@code shape}. */
     List<Kv> cells(int maxVersions, Shape shape) {
-        List<String> families = shape.oneFamily() || random.nextInt(3) == 0 ? List.of(FAMILIES[random.nextInt(2)])
+        List<String> families = random.nextInt(3) == 0 ? List.of(FAMILIES[random.nextInt(2)])
                 : List.of(FAMILIES);
         TreeSet<byte[]> rows = new TreeSet<>(Arrays::compareUnsigned);
         int rowCount = 1 + random.nextInt(6);
@@ -184,7 +169,7 @@ final class Gen {
         List<Kv> cells = new ArrayList<>();
         for (byte[] row : rows) {
             TreeSet<String> columns = new TreeSet<>();
-            int columnCount = shape.oneCellPerRow() ? 1 : 1 + random.nextInt(shape.maxColumns());
+            int columnCount = 1 + random.nextInt(shape.maxColumns());
             for (int i = 0; i < columnCount; i++) {
                 columns.add(families.get(random.nextInt(families.size())) + ":" + QUALIFIERS[random.nextInt(QUALIFIERS.length)]);
             }
@@ -193,7 +178,7 @@ final class Gen {
                 byte[] family = b(column.substring(0, colon));
                 byte[] qualifier = b(column.substring(colon + 1));
                 TreeSet<Long> stamps = new TreeSet<>();
-                int versions = shape.oneCellPerRow() ? 1 : 1 + random.nextInt(maxVersions);
+                int versions = 1 + random.nextInt(maxVersions);
                 while (stamps.size() < versions) {
                     stamps.add(1L + random.nextInt(MAX_TS));
                 }
@@ -256,7 +241,7 @@ final class Gen {
             return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth, false))
                     : new SkipFilter(node(depth + 1, maxDepth, false));
         }
-        if (underOr) { // SKIP_WRAPS_CELLS_ONLY, WHILE_PARTIAL_ROW: neither wrapper under an OR
+        if (underOr) { // SKIP_WRAPS_CELLS_ONLY, WHILE_ROW_KEY_IN_LIST: neither wrapper under an OR
             return leaf(true);
         }
         if (random.nextBoolean()) { // WHILE_ROW_KEY_IN_LIST: in a list, WHILE wraps cells only
@@ -265,17 +250,11 @@ final class Gen {
         return new SkipFilter(cellNode(depth + 1, maxDepth)); // SKIP_WRAPS_CELLS_ONLY
     }
 
-    /**
-     * Default mode, inside WHILE: nothing that keeps a cell with INCLUDE_AND_NEXT_COL (column
-     * counts; WHILE_PARTIAL_ROW) or removes cells at the row's end (SingleColumnValueExcludeFilter,
-     * and SingleColumnValueFilter's row decision; WHILE_SKIPS_ROW_CELLS).
-     */
+    /** Default mode, inside WHILE: no wrapper (SKIP_WRAPS_CELLS_ONLY, WHILE_ROW_KEY_IN_LIST). */
     private Filter whileInner(int depth, int maxDepth) {
         while (true) {
             Filter f = depth < maxDepth && random.nextInt(3) == 0 ? list(depth, maxDepth, false) : leaf(false);
-            if (!Known.contains(f, x -> x instanceof ColumnCountGetFilter || x instanceof ColumnPaginationFilter
-                    || x instanceof SingleColumnValueFilter || x instanceof SingleColumnValueExcludeFilter
-                    || x instanceof SkipFilter || x instanceof WhileMatchFilter)) {
+            if (!Known.contains(f, x -> x instanceof SkipFilter || x instanceof WhileMatchFilter)) {
                 return f;
             }
         }

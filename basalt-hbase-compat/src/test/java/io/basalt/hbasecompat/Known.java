@@ -73,9 +73,6 @@ import java.util.function.Predicate;
  *       that reads the next row's first cell in that window stops for the rest of the scan
  *       (DONE_SCAN), so later rows lose that family, or, with one family, the scan ends. Basalt
  *       counts per row.</li>
- *   <li>PAGINATION_OFFSET_FAMILIES: HBase's ColumnPaginationFilter with a column offset compares
- *       qualifiers with it only until it has counted the row's first column, so later families
- *       start at their first column; Basalt seeks to the offset in each family.</li>
  *   <li>FUZZY_SHORT_ROW: HBase's FuzzyRowFilter keeps a row shorter than a rule when the row's
  *       bytes match the rule's first bytes; Basalt requires the row to be as long as the rule.</li>
  *   <li>REGEX_CHARSET: HBase's RegexStringComparator decodes the cell as UTF-8 (its default
@@ -89,11 +86,6 @@ import java.util.function.Predicate;
  *       filterAllRemaining, setReversed), drops the row on any return code but INCLUDE
  *       (INCLUDE_AND_NEXT_COL too), and under an OR keeps answering for the row. Basalt's SKIP
  *       passes row decisions on and drops the row only for a dropped cell.</li>
- *   <li>WHILE_PARTIAL_ROW: HBase's WhileMatchFilter, at the first cell its filter does not
- *       INCLUDE (INCLUDE_AND_NEXT_COL and NEXT_ROW too), ends the scan but returns the row's cells
- *       kept so far; Basalt drops that row.</li>
- *   <li>WHILE_SKIPS_ROW_CELLS: HBase's WhileMatchFilter does not pass filterRowCells on, so a
- *       SingleColumnValueExcludeFilter inside one keeps its tested column.</li>
  *   <li>WHILE_ROW_KEY_IN_LIST: HBase's MultiRowRangeFilter, FuzzyRowFilter and a PrefixFilter
  *       before its prefix reject a row cell by cell, not by key; a WHILE around one in a list is
  *       asked only about the cells the list's earlier filters let through, so it may never see
@@ -135,10 +127,6 @@ import java.util.function.Predicate;
  *       does not show it the cells it skipped (HBASE-17678); Basalt's shows every active filter
  *       every cell the list does not skip, relying on filters to answer again the same way, which
  *       a counting filter inside a nested MUST_PASS_ALL does not.</li>
- *   <li>PAGE_COUNTS_EMPTIED_ROW: HBase calls filterRow only when cells remain after
- *       filterRowCells, so a PageFilter does not count a row whose cells a
- *       SingleColumnValueExcludeFilter removed; Basalt's counts it (rowExcluded comes before
- *       transform).</li>
  * </ul>
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
@@ -181,10 +169,6 @@ final class Known {
                 && contains(l, y -> y instanceof ColumnRangeFilter r && !r.minInclusive() && r.minColumn().length > 0))) {
             return "SEEK_PAST_EXCLUSIVE_MIN";
         }
-        if (contains(f, x -> x instanceof io.basalt.client.filter.PageFilter)
-                && contains(f, x -> x instanceof SingleColumnValueExcludeFilter)) {
-            return "PAGE_COUNTS_EMPTIED_ROW";
-        }
         if (contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL
                 && contains(l, y -> y instanceof FuzzyRowFilter) && leaves(l).stream().filter(Known::hinting).count() > 1)) {
             return "AND_NULL_HINT";
@@ -205,30 +189,14 @@ final class Known {
         }
         Filter f = c.filter();
         java.util.Map<String, java.util.Set<String>> columns = new java.util.HashMap<>();
-        java.util.Map<String, Integer> cellsPerRow = new java.util.HashMap<>();
-        java.util.Set<String> families = new java.util.HashSet<>();
         int shortest = Integer.MAX_VALUE;
         for (Kv kv : c.cells()) {
             String row = Kv.esc(kv.row());
             columns.computeIfAbsent(row, r -> new java.util.HashSet<>()).add(Kv.esc(kv.family()) + ":" + Kv.esc(kv.qualifier()));
-            cellsPerRow.merge(row, 1, Integer::sum);
-            families.add(Kv.esc(kv.family()));
             shortest = Math.min(shortest, kv.row().length);
         }
         int widest = columns.values().stream().mapToInt(java.util.Set::size).max().orElse(0);
-        int longestRow = cellsPerRow.values().stream().mapToInt(Integer::intValue).max().orElse(0);
         int shortestRow = shortest;
-        if (contains(f, x -> x instanceof WhileMatchFilter) && longestRow > 1) {
-            out.add("WHILE_PARTIAL_ROW");
-        }
-        if (contains(f, x -> x instanceof WhileMatchFilter w && contains(w.filter(),
-                y -> y instanceof ColumnCountGetFilter || y instanceof ColumnPaginationFilter))) {
-            out.add("WHILE_PARTIAL_ROW");
-        }
-        if (contains(f, x -> x instanceof WhileMatchFilter w && contains(w.filter(),
-                y -> y instanceof SingleColumnValueFilter || y instanceof SingleColumnValueExcludeFilter))) {
-            out.add("WHILE_SKIPS_ROW_CELLS");
-        }
         if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
             out.add("WHILE_ROW_KEY_IN_LIST");
         }
@@ -240,9 +208,6 @@ final class Known {
         }
         if (contains(f, x -> x instanceof ColumnCountGetFilter n && n.limit() > 0 && widest > n.limit())) {
             out.add("COLUMN_COUNT_ENDS_SCAN");
-        }
-        if (families.size() > 1 && contains(f, x -> x instanceof ColumnPaginationFilter p && p.columnOffset().length > 0)) {
-            out.add("PAGINATION_OFFSET_FAMILIES");
         }
         for (Filter leaf : leaves(f)) {
             io.basalt.client.filter.ByteArrayComparable cmp = switch (leaf) {
@@ -315,7 +280,11 @@ final class Known {
                         break;
                     }
                 }
-                if (state > 1 || !stateful(children.get(first))
+                boolean keyAfterState = false; // the cells of a row a later filter rejects by key reach it in HBase
+                for (int i = first + 1; i < children.size(); i++) {
+                    keyAfterState |= rowKeyOnly(children.get(i));
+                }
+                if (state > 1 || !stateful(children.get(first)) || keyAfterState
                         || children.subList(0, first).stream().anyMatch(x -> !rowKeyOnly(x))) {
                     out.add("AND_STOPS_AT_FIRST_EXCLUSION");
                 }
