@@ -245,8 +245,12 @@ public abstract class FilterContract {
 
     @Test
     void columnCountAndPaginationFiltersPageThroughColumns() throws Exception {
+        // As in HBase (whose ColumnCountGetFilter calls itself unsuitable for scans): a row with a
+        // third column closes that column's family for the rest of the region's scan, so family
+        // g, third in a1 and in m1 (the first rows of the two regions), never shows, not even q1's.
         assertThat(cells(new Scan().setFilter(new ColumnCountGetFilter(2))))
-                .contains("a1/f:c1=a1-1", "a1/f:c2=a1-2", "q1/g:x=xq1").noneMatch(c -> c.startsWith("a1/g"));
+                .contains("a1/f:c1=a1-1", "a1/f:c2=a1-2", "z1/f:c2=z1-2").hasSize(16).noneMatch(c -> c.contains("/g:"));
+        assertThat(cells(new Scan().setFilter(new ColumnCountGetFilter(3)))).hasSize(25);
         assertThat(cells(new Scan().readAllVersions().setFilter(new ColumnPaginationFilter(1, 1))))
                 .hasSize(8).allMatch(c -> c.contains("/f:c2="));
         assertThat(cells(new Scan().setFilter(new ColumnPaginationFilter(1, b("c2")))))

@@ -39,6 +39,8 @@ final class RegionScanner implements AutoCloseable {
     private final NavigableMap<byte[], NavigableSet<byte[]>> columns;
     /** The scan's filter, shared with the other regions' scanners of the same scan; {@code null} without one. */
     private final ScanFilter filter;
+    /** Per family read: closed for the rest of this region's scan by the filter ({@link ScanFilter#allRemaining}). */
+    private final boolean[] closedFamilies;
     private byte[] reverseBound;
     private boolean started;
     private boolean finished;
@@ -65,6 +67,7 @@ final class RegionScanner implements AutoCloseable {
         this.familyNames = new byte[families.size()][];
         this.familySegments = new MemorySegment[families.size()];
         this.visibility = new Visibility[families.size()];
+        this.closedFamilies = new boolean[families.size()];
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
             familySegments[i] = MemorySegment.ofArray(familyNames[i]);
@@ -239,8 +242,21 @@ final class RegionScanner implements AutoCloseable {
         if (scan.raw()) {
             return rawRow(row);
         }
-        return readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions(), filter);
+        List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
+                scan.maxVersions(), filter, closedFamilies);
+        if (filter != null && closedFamilies.length > 0 && allClosed()) {
+            finished = true; // the filter closed every family: nothing more can come
+        }
+        return cells;
+    }
+
+    private boolean allClosed() {
+        for (boolean c : closedFamilies) {
+            if (!c) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -252,13 +268,20 @@ final class RegionScanner implements AutoCloseable {
      * @param filter judges the row's key at its first visible cell ({@link ScanFilter#judgeRow}),
      *     then each cell the read would return, and may move the merge past the column, family or
      *     row; {@code null} for none. The rest of its row-level calls are the caller's.
+     * @param closedFamilies per family read, whether the filter closed it for the rest of the
+     *     region's scan: HBase ends a family's store scanner at the first cell it meets while the
+     *     filter's {@code filterAllRemaining} holds, which a {@code ColumnCountGetFilter} makes
+     *     true within a row that has more columns than its limit. So once {@link
+     *     ScanFilter#allRemaining} holds after a cell, that cell's family and every family of a
+     *     later visible cell of the row close; a closed family's cells are never offered again.
+     *     Ignored without a filter.
      * @return the cells, or {@code null} when the filter's key decision passed the row over (the
      *     merge is left inside the row; the decision is the filter's {@code rowDecision()})
      */
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
-                              ScanFilter filter) {
+                              ScanFilter filter, boolean[] closedFamilies) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -272,6 +295,7 @@ final class RegionScanner implements AutoCloseable {
         int returnedVersions = 0;
         FilterSkip skip = null; // the filter's last skip: what it covers is never offered to the filter again
         boolean judged = false; // whether the filter has judged the row's key
+        boolean closing = false; // the filter's allRemaining held after a cell of this row
 
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
@@ -298,6 +322,14 @@ final class RegionScanner implements AutoCloseable {
                         && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
                     // With a filter, as in HBase, the filter sees every version the family keeps and
                     // the query's version count applies to what the filter keeps.
+                    if (filter != null && (closing || closedFamilies[familyIndex])) {
+                        closedFamilies[familyIndex] = true;
+                        if (leaveFamily(merged, row, cell)) {
+                            continue;
+                        }
+                        merged.next();
+                        continue;
+                    }
                     if (filter != null && !judged) {
                         judged = true;
                         if (filter.judgeRow(row) != ScanFilter.ROW_INCLUDE) {
@@ -310,6 +342,10 @@ final class RegionScanner implements AutoCloseable {
                     } else if (skip == null || !skip.covers(cell)) {
                         skip = null;
                         int code = filter.cell(cell);
+                        if (filter.allRemaining()) {
+                            closing = true;
+                            closedFamilies[familyIndex] = true;
+                        }
                         if (ScanFilter.included(code)) {
                             returnedVersions++;
                             out.add(cell);
@@ -407,8 +443,7 @@ final class RegionScanner implements AutoCloseable {
             merged.seekForward(SeekKey.firstOnColumn(row, family, hint));
             return true;
         }
-        if (level == ScanFilter.NEXT_FAMILY && family.length < Cell.MAX_FAMILY_LENGTH) {
-            merged.seekForward(SeekKey.firstOnColumn(row, java.util.Arrays.copyOf(family, family.length + 1), Bytes.EMPTY));
+        if (level == ScanFilter.NEXT_FAMILY && leaveFamily(merged, row, cell)) {
             return true;
         }
         if (cell.qualifierLength() > 0) { // the column's later cells only concern this column (see readRow)
@@ -417,6 +452,16 @@ final class RegionScanner implements AutoCloseable {
             return true;
         }
         return false;
+    }
+
+    /** Seeks the merge past {@code cell}'s family in its row; false when the family name is too long to seek past (the caller steps). */
+    private static boolean leaveFamily(InternalIterator merged, byte[] row, EncodedCell cell) {
+        byte[] family = cell.familyBytes();
+        if (family.length >= Cell.MAX_FAMILY_LENGTH) {
+            return false;
+        }
+        merged.seekForward(SeekKey.firstOnColumn(row, java.util.Arrays.copyOf(family, family.length + 1), Bytes.EMPTY));
+        return true;
     }
 
     /**

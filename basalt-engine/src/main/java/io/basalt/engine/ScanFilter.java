@@ -166,6 +166,18 @@ abstract class ScanFilter {
         return false;
     }
 
+    /**
+     * HBase's {@code filterAllRemaining}, asked after each cell the filter judges: while it holds,
+     * HBase's store scanners end at the next cell they meet, so the reader closes that cell's
+     * family and the families of the row's later cells for the rest of the region's scan (see
+     * {@code RegionScanner.readRow}). Only a {@code ColumnCountGetFilter} past its limit makes it
+     * hold in the middle of a row; for the other filters it is {@link #stopped}, which turns
+     * true only where a row starts.
+     */
+    boolean allRemaining() {
+        return stopped();
+    }
+
     /** Compiles {@code filter} for a scan in the given direction. */
     static ScanFilter compile(Filter filter, boolean reversed) {
         return compile(filter, reversed, RandomGenerator.getDefault());
@@ -190,8 +202,8 @@ abstract class ScanFilter {
             case FirstKeyOnlyFilter f -> new FirstKeyOnly();
             case InclusiveStopFilter f -> new InclusiveStop(f.stopRow(), reversed);
             case TimestampsFilter f -> new Timestamps(f.timestamps());
-            case ColumnCountGetFilter f -> new ColumnPage(f.limit(), 0, Bytes.EMPTY);
-            case ColumnPaginationFilter f -> new ColumnPage(f.limit(), f.offset(), f.columnOffset());
+            case ColumnCountGetFilter f -> new ColumnPage(f.limit(), 0, Bytes.EMPTY, true);
+            case ColumnPaginationFilter f -> new ColumnPage(f.limit(), f.offset(), f.columnOffset(), false);
             case RandomRowFilter f -> new RandomRow(f.chance(), random);
             case FuzzyRowFilter f -> new FuzzyRow(f.rules(), reversed);
             case MultiRowRangeFilter f -> new RowRanges(f.ranges(), reversed);
@@ -696,21 +708,30 @@ abstract class ScanFilter {
      * columns (across families), one version each. Asked again about a column it has counted, it
      * answers as it did, which keeps it right inside a list that needs only one filter to pass.
      * A column offset (a qualifier to start from) holds, as in HBase, until the row's first column
-     * is counted: a later family's page goes on from its first column.
+     * is counted: a later family's page goes on from its first column. A column count (HBase's
+     * {@code ColumnCountGetFilter}, "unsuitable as a Scan filter" by its own account) holds
+     * {@link #allRemaining} once a row has more columns than its limit, which closes families.
      */
     private static final class ColumnPage extends ScanFilter {
         private final int limit;
         private final int offset;
         private final byte[] columnOffset;
+        private final boolean countOnly;
         private int columns;
         private byte[] lastFamily;
         private byte[] lastQualifier;
         private int lastCode;
 
-        ColumnPage(int limit, int offset, byte[] columnOffset) {
+        ColumnPage(int limit, int offset, byte[] columnOffset, boolean countOnly) {
             this.limit = limit;
             this.offset = offset;
             this.columnOffset = columnOffset;
+            this.countOnly = countOnly;
+        }
+
+        @Override
+        boolean allRemaining() {
+            return countOnly && columns > limit;
         }
 
         @Override
@@ -737,7 +758,9 @@ abstract class ScanFilter {
             } else if (columns <= (long) offset + limit) {
                 lastCode = INCLUDE | NEXT_COLUMN;
             } else {
-                lastCode = NEXT_ROW;
+                // A column count past its limit answers NEXT_COLUMN, as HBase's does, and closes
+                // the rest of the row through allRemaining; a page leaves the row.
+                lastCode = countOnly ? NEXT_COLUMN : NEXT_ROW;
             }
             return lastCode;
         }
@@ -859,6 +882,11 @@ abstract class ScanFilter {
         boolean stopped() {
             return done || inner.stopped();
         }
+
+        @Override
+        boolean allRemaining() {
+            return done || inner.allRemaining();
+        }
     }
 
     /** {@link SkipFilter}: a row the inner filter drops a cell of is dropped whole. */
@@ -914,6 +942,11 @@ abstract class ScanFilter {
         @Override
         boolean stopped() {
             return inner.stopped();
+        }
+
+        @Override
+        boolean allRemaining() {
+            return false; // HBase's SkipFilter does not pass filterAllRemaining on
         }
     }
 
@@ -1016,6 +1049,16 @@ abstract class ScanFilter {
         boolean stopped() {
             for (ScanFilter child : children) {
                 if (child.stopped()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        boolean allRemaining() {
+            for (ScanFilter child : children) {
+                if (child.allRemaining()) {
                     return true;
                 }
             }
@@ -1162,6 +1205,19 @@ abstract class ScanFilter {
             }
             for (ScanFilter child : children) {
                 if (!child.stopped()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        boolean allRemaining() {
+            if (children.isEmpty()) {
+                return false;
+            }
+            for (ScanFilter child : children) {
+                if (!child.allRemaining()) {
                     return false;
                 }
             }

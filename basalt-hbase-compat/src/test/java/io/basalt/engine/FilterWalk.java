@@ -29,7 +29,9 @@ public final class FilterWalk {
         ScanFilter f = ScanFilter.compile(filter, reversed, random);
         List<Cell> out = new ArrayList<>();
         byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
-        for (List<Cell> row : rows) {
+        java.util.Set<String> closed = new java.util.HashSet<>(); // families closed by ScanFilter.allRemaining
+        for (List<Cell> all : rows) {
+            List<Cell> row = all.stream().filter(c -> !closed.contains(family(c))).toList();
             if (row.isEmpty()) {
                 continue;
             }
@@ -57,12 +59,21 @@ public final class FilterWalk {
             int skipLevel = ScanFilter.SKIP;
             Cell from = null;
             byte[] hint = null;
+            boolean closing = false;
             for (Cell cell : row) {
+                if (closing || closed.contains(family(cell))) {
+                    closed.add(family(cell));
+                    continue;
+                }
                 if (from != null && covered(cell, from, skipLevel, hint)) {
                     continue;
                 }
                 from = null;
                 int code = f.cell(cell);
+                if (f.allRemaining()) {
+                    closing = true;
+                    closed.add(family(cell));
+                }
                 if (ScanFilter.included(code)) {
                     kept.add(cell);
                 }
@@ -85,6 +96,10 @@ public final class FilterWalk {
             }
         }
         return out;
+    }
+
+    private static String family(Cell cell) {
+        return new String(cell.familyBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /** Whether a skip that {@code from} asked for covers {@code cell}. */

@@ -141,18 +141,14 @@ final class Gen {
     /** The data a filter may meet in the default mode; see {@link Known} for each difference named. */
     static Shape shape(Filter filter) {
         int minRowLength = 1;
-        int maxColumns = 4;
         for (Filter f : Known.leaves(filter)) {
             if (f instanceof FuzzyRowFilter fuzzy) { // FUZZY_SHORT_ROW
                 for (FuzzyRowFilter.Rule r : fuzzy.rules()) {
                     minRowLength = Math.max(minRowLength, r.row().length);
                 }
             }
-            if (f instanceof ColumnCountGetFilter ccg && ccg.limit() > 0) { // COLUMN_COUNT_ENDS_SCAN
-                maxColumns = Math.min(maxColumns, ccg.limit());
-            }
         }
-        return new Shape(minRowLength, maxColumns);
+        return new Shape(minRowLength, 4);
     }
 
     // ------------------------------------------------------------------ data
@@ -319,12 +315,14 @@ final class Gen {
     /**
      * One filter of any kind but a list or wrapper. In the default mode, under an OR list, none
      * that decides or rewrites the row as a whole (PageFilter: OR_ROW_DECISION; KeyOnlyFilter:
-     * OR_TRANSFORMS_PER_CELL; the single column value filters: VALUE_FILTER_UNDER_OR).
+     * OR_TRANSFORMS_PER_CELL; the single column value filters: VALUE_FILTER_UNDER_OR), and no
+     * column count (COLUMN_COUNT_UNDER_OR).
      */
     Filter leaf(boolean underOr) {
         while (true) {
             Filter f = anyLeaf(underOr);
-            if (strict || !underOr || !(f instanceof PageFilter || f instanceof KeyOnlyFilter)) {
+            if (strict || !underOr || !(f instanceof PageFilter || f instanceof KeyOnlyFilter
+                    || f instanceof ColumnCountGetFilter)) {
                 return f;
             }
         }

@@ -68,11 +68,6 @@ import java.util.function.Predicate;
  * </ul>
  * <b>Where Basalt's semantics are not HBase's</b>:
  * <ul>
- *   <li>COLUMN_COUNT_ENDS_SCAN: HBase's ColumnCountGetFilter answers filterAllRemaining true
- *       once a row has more than {@code limit} columns, until the row's end resets it; a store
- *       that reads the next row's first cell in that window stops for the rest of the scan
- *       (DONE_SCAN), so later rows lose that family, or, with one family, the scan ends. Basalt
- *       counts per row.</li>
  *   <li>FUZZY_SHORT_ROW: HBase's FuzzyRowFilter keeps a row shorter than a rule when the row's
  *       bytes match the rule's first bytes; Basalt requires the row to be as long as the rule.</li>
  *   <li>REGEX_CHARSET: HBase's RegexStringComparator decodes the cell as UTF-8 (its default
@@ -120,6 +115,12 @@ import java.util.function.Predicate;
  *   <li>OR_ROW_DECISION: the same order under an OR makes a PageFilter after a filter that keeps
  *       the row (or answers false, as InclusiveStopFilter does after its stop row) never count
  *       it; Basalt's OR asks every filter that let the key through, so its PageFilter counts.</li>
+ *   <li>COLUMN_COUNT_UNDER_OR: HBase's MUST_PASS_ONE list stops asking a filter whose
+ *       filterAllRemaining holds, so once a ColumnCountGetFilter passes its limit the list answers
+ *       with its other filters alone: a FuzzyRowFilter that rejected the row answers
+ *       SEEK_NEXT_USING_HINT, and the store seeks to its next candidate row, past rows Basalt
+ *       reads (Basalt's row-key filters decide at the row's start, and its list skips only as far
+ *       as every filter agrees). Outside an OR, Basalt closes families as HBase does.</li>
  *   <li>OR_TRANSFORMS_PER_CELL: HBase's MUST_PASS_ONE list transforms a cell only through the
  *       filters that included that cell; Basalt applies every admitted filter's transform
  *       (KeyOnlyFilter) to every kept cell.</li>
@@ -188,14 +189,10 @@ final class Known {
             out.add(excluded);
         }
         Filter f = c.filter();
-        java.util.Map<String, java.util.Set<String>> columns = new java.util.HashMap<>();
         int shortest = Integer.MAX_VALUE;
         for (Kv kv : c.cells()) {
-            String row = Kv.esc(kv.row());
-            columns.computeIfAbsent(row, r -> new java.util.HashSet<>()).add(Kv.esc(kv.family()) + ":" + Kv.esc(kv.qualifier()));
             shortest = Math.min(shortest, kv.row().length);
         }
-        int widest = columns.values().stream().mapToInt(java.util.Set::size).max().orElse(0);
         int shortestRow = shortest;
         if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
             out.add("WHILE_ROW_KEY_IN_LIST");
@@ -205,9 +202,6 @@ final class Known {
         }
         if (contains(f, x -> x instanceof FuzzyRowFilter z && z.rules().stream().anyMatch(r -> r.row().length > shortestRow))) {
             out.add("FUZZY_SHORT_ROW");
-        }
-        if (contains(f, x -> x instanceof ColumnCountGetFilter n && n.limit() > 0 && widest > n.limit())) {
-            out.add("COLUMN_COUNT_ENDS_SCAN");
         }
         for (Filter leaf : leaves(f)) {
             io.basalt.client.filter.ByteArrayComparable cmp = switch (leaf) {
@@ -249,6 +243,9 @@ final class Known {
             }
             if (f instanceof io.basalt.client.filter.KeyOnlyFilter) {
                 out.add("OR_TRANSFORMS_PER_CELL");
+            }
+            if (f instanceof ColumnCountGetFilter) {
+                out.add("COLUMN_COUNT_UNDER_OR");
             }
             if (f instanceof SingleColumnValueFilter || f instanceof SingleColumnValueExcludeFilter) {
                 out.add("VALUE_FILTER_UNDER_OR");

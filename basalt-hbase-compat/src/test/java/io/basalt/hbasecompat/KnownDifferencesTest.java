@@ -127,11 +127,19 @@ class KnownDifferencesTest {
 
     // ------------------------------------------------------------------ semantics
 
-    /** COLUMN_COUNT_ENDS_SCAN: after the second column filterAllRemaining is true, and the store reading ahead stops. */
+    /**
+     * Settled (was COLUMN_COUNT_ENDS_SCAN): after a row's second column filterAllRemaining holds,
+     * and the family's store (here the only one) stops for the rest of the scan, in both; a family
+     * the overflowing row does not reach after that stays open.
+     */
     @Example
-    void columnCountGetFilterEndsTheScan() {
+    void columnCountGetFilterClosesTheFamilyItOverflowsIn() {
         differs(new ColumnCountGetFilter(1), false, List.of("a/f:a@1=x", "a/f:b@1=x", "b/f:a@1=y"),
-                List.of("a/f:a@1=x"), List.of("a/f:a@1=x", "b/f:a@1=y"));
+                List.of("a/f:a@1=x"), List.of("a/f:a@1=x"));
+        differs(new ColumnCountGetFilter(1), false, List.of("a/f:a@1=x", "a/f:b@1=x", "b/f:a@1=y", "b/g:a@1=z", "c/g:b@1=w"),
+                List.of("a/f:a@1=x", "b/g:a@1=z", "c/g:b@1=w"), List.of("a/f:a@1=x", "b/g:a@1=z", "c/g:b@1=w"));
+        differs(new ColumnCountGetFilter(1), false, List.of("a/f:a@1=x", "a/f:b@1=x", "a/g:a@1=v", "b/g:a@1=z"),
+                List.of("a/f:a@1=x"), List.of("a/f:a@1=x"));
     }
 
     /**
@@ -254,6 +262,18 @@ class KnownDifferencesTest {
     void pageUnderAnOrCountsInBasaltOnly() {
         differs(FilterList.one(new InclusiveStopFilter(b("a")), new PageFilter(1)), false, List.of("b/f:a@1=x", "c/f:a@1=y"),
                 List.of("b/f:a@1=x", "c/f:a@1=y"), List.of("b/f:a@1=x"));
+    }
+
+    /**
+     * COLUMN_COUNT_UNDER_OR: the count passes its limit at {@code g:a@5}; from {@code g:a@3} on
+     * HBase's list asks only the fuzzy filter, which answers with its hint {@code b\x00c}, and the store seeks past
+     * {@code accc}.
+     */
+    @Example
+    void columnCountUnderAnOrLetsARowHintSeekInHBase() {
+        differs(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bacb"), new byte[] {0, 1, 0, 1}))),
+                new ColumnCountGetFilter(1)), false, List.of("abcc/f:b@1=X1", "abcc/g:a@5=x", "abcc/g:a@3=y", "accc/g:b@3=z"),
+                List.of("abcc/f:b@1=X1"), List.of("abcc/f:b@1=X1", "accc/g:b@3=z"));
     }
 
     /** OR_TRANSFORMS_PER_CELL: only the empty list included the cell, so HBase does not apply KeyOnlyFilter. */
