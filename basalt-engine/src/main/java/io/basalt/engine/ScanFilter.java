@@ -950,6 +950,16 @@ abstract class ScanFilter {
         }
     }
 
+    /** Whether {@code test} holds for each of {@code filters} (a loop: asked per cell, no stream). */
+    private static boolean every(List<ScanFilter> filters, java.util.function.Predicate<ScanFilter> test) {
+        for (ScanFilter f : filters) {
+            if (!test.test(f)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Row hints compared in the scan's direction: forward the larger reaches further, reversed the smaller. */
     private static byte[] further(byte[] a, byte[] b, boolean reversed) {
         if (a == null) {
@@ -1047,22 +1057,12 @@ abstract class ScanFilter {
 
         @Override
         boolean stopped() {
-            for (ScanFilter child : children) {
-                if (child.stopped()) {
-                    return true;
-                }
-            }
-            return false;
+            return !every(children, f -> !f.stopped());
         }
 
         @Override
         boolean allRemaining() {
-            for (ScanFilter child : children) {
-                if (child.allRemaining()) {
-                    return true;
-                }
-            }
-            return false;
+            return !every(children, f -> !f.allRemaining());
         }
     }
 
@@ -1200,28 +1200,12 @@ abstract class ScanFilter {
 
         @Override
         boolean stopped() {
-            if (children.isEmpty()) {
-                return false;
-            }
-            for (ScanFilter child : children) {
-                if (!child.stopped()) {
-                    return false;
-                }
-            }
-            return true;
+            return !children.isEmpty() && every(children, ScanFilter::stopped);
         }
 
         @Override
         boolean allRemaining() {
-            if (children.isEmpty()) {
-                return false;
-            }
-            for (ScanFilter child : children) {
-                if (!child.allRemaining()) {
-                    return false;
-                }
-            }
-            return true;
+            return !children.isEmpty() && every(children, ScanFilter::allRemaining);
         }
     }
 }

@@ -163,9 +163,9 @@ final class Differ {
                         out.add(new FilterList(list.operator(), replaced));
                     }
                 }
-                if (children.size() == 1) {
-                    out.add(new FilterList(list.operator() == FilterList.Operator.MUST_PASS_ALL
-                            ? FilterList.Operator.MUST_PASS_ONE : FilterList.Operator.MUST_PASS_ALL, children));
+                if (children.size() == 1 && list.operator() == FilterList.Operator.MUST_PASS_ALL) {
+                    // One way only: flipping both ways let a case that differs as either loop forever.
+                    out.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, children));
                 }
             }
             case WhileMatchFilter w -> {

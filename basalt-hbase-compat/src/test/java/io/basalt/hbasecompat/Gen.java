@@ -457,7 +457,7 @@ final class Gen {
 
     private RegexStringComparator regex(String operand) {
         String literal = ascii(operand) && !operand.contains("\n") ? quote(operand) : "x";
-        String pattern = switch (random.nextInt(9)) {
+        String pattern = switch (random.nextInt(10)) {
             case 0 -> literal + "$";
             case 1 -> "^" + literal;
             case 2 -> ".";
@@ -466,7 +466,8 @@ final class Gen {
             case 5 -> "x";
             case 6 -> "[0-9]";
             case 7 -> "^b.x$";
-            default -> strict ? "\\xFF" : "x\\z"; // REGEX_CHARSET: \xFF is a byte to Basalt, a character to HBase
+            case 8 -> random.nextBoolean() ? "\\xFF" : "^.$"; // a character, not a byte, on both sides
+            default -> "x\\z";
         };
         return switch (random.nextInt(5)) {
             case 0 -> new RegexStringComparator(pattern, RegexStringComparator.CASE_INSENSITIVE | RegexStringComparator.DOTALL);

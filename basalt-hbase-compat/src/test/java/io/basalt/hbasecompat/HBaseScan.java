@@ -117,6 +117,9 @@ final class HBaseScan {
             if (current == null) {
                 break;
             }
+            if (--budget < 0) { // a row the stores do not move past, whatever the filter said
+                throw new DoesNotTerminate("HBase's scan makes no progress at row " + Kv.of(current) + " with " + filter);
+            }
             // FilterWrapper.filterRowKey: filterAllRemaining first
             if (filter.filterAllRemaining() || filter.filterRowKey(current)) {
                 if (filter.filterAllRemaining()) {

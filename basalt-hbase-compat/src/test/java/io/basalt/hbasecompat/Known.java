@@ -58,6 +58,11 @@ import java.util.function.Predicate;
  *   <li>REVERSED_OR_COLUMN_HINT: a reversed MUST_PASS_ONE list compares a filter's column hint
  *       in the scan's reversed row order, keeps answering SEEK_NEXT_USING_HINT with a hint at the
  *       current cell, and the scan never ends.</li>
+ *   <li>FUZZY_SHORT_ROW: HBase's FuzzyRowFilter keeps a row shorter than a rule when the row's
+ *       bytes match the rule's first bytes, but its next-row hint is a row as long as the rule,
+ *       which seeks past such a row: whether one is returned depends on whether an unrelated row
+ *       before it made the scan seek. For a current row shorter than the rule the hint also reads
+ *       the cell's bytes after the row. Basalt requires a row as long as the rule.</li>
  *   <li>MULTI_PREFIX_SHADOWED: MultipleColumnPrefixFilter tries only the greatest prefix not
  *       above the qualifier, so with prefixes {@code a} and {@code ab} the qualifier {@code ac}
  *       is dropped.</li>
@@ -68,14 +73,11 @@ import java.util.function.Predicate;
  * </ul>
  * <b>Where Basalt's semantics are not HBase's</b>:
  * <ul>
- *   <li>FUZZY_SHORT_ROW: HBase's FuzzyRowFilter keeps a row shorter than a rule when the row's
- *       bytes match the rule's first bytes; Basalt requires the row to be as long as the rule.</li>
- *   <li>REGEX_CHARSET: HBase's RegexStringComparator decodes the cell as UTF-8 (its default
- *       charset) and matches characters; Basalt reads each byte as one character, so
- *       {@code \xFF} matches the byte 0xFF in Basalt and never in HBase.</li>
- *   <li>REGEX_ENGINE: HBase matches with java.util.regex, Basalt with RE2/J; they differ at the
- *       edges: Java's multi-line {@code ^} never matches at the end of the input (so not in the
- *       empty value), RE2's does.</li>
+ *   <li>REGEX_ENGINE: HBase matches with java.util.regex, Basalt with RE2/J (issue 21 requires a
+ *       linear-time engine); both decode the cell as UTF-8, but they differ at the edges: Java's
+ *       multi-line {@code ^} never matches at the end of the input (so not in the empty value),
+ *       RE2's does; RE2's case-insensitive matching folds non-ASCII letters, Java's (without
+ *       UNICODE_CASE, as HBase compiles) does not.</li>
  *   <li>SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter passes only filterCell, transformCell and
  *       reset to the filter it wraps (not filterRowKey, filterRow, filterRowCells,
  *       filterAllRemaining, setReversed), drops the row on any return code but INCLUDE
@@ -214,8 +216,9 @@ final class Known {
                 default -> null;
             };
             if (cmp instanceof io.basalt.client.filter.RegexStringComparator r) {
-                if (r.pattern().contains("\\xFF")) {
-                    out.add("REGEX_CHARSET");
+                if ((r.flags() & io.basalt.client.filter.RegexStringComparator.CASE_INSENSITIVE) != 0
+                        && !r.pattern().chars().allMatch(ch -> ch < 0x80)) {
+                    out.add("REGEX_ENGINE"); // RE2 folds non-ASCII letters, java.util.regex does not
                 }
                 if ((r.flags() & io.basalt.client.filter.RegexStringComparator.MULTILINE) != 0 && r.pattern().contains("^")) {
                     out.add("REGEX_ENGINE");

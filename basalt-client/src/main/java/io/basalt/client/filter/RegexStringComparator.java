@@ -12,9 +12,12 @@ import java.nio.charset.StandardCharsets;
  * input whatever the pattern (no backtracking), so a hostile pattern cannot stall a server; RE2
  * has no back-references or look-around.
  *
- * <p>Matching is over bytes: the pattern's UTF-8 bytes and the cell's bytes are each read as one
- * character per byte, so {@code \xFF} in a pattern matches the byte 0xFF and a non-ASCII character
- * matches its UTF-8 encoding.
+ * <p>Matching is over text, as in HBase: the cell's bytes are decoded as UTF-8 (each malformed
+ * sequence becomes U+FFFD, as Java decodes) and the pattern matches characters. So a non-ASCII
+ * character in a pattern matches its UTF-8 encoding, {@code .} is one character, and
+ * {@code \xFF} is the character U+00FF (the bytes C3 BF), never the byte 0xFF. Where RE2 and
+ * {@code java.util.regex} differ, this is RE2: case-insensitive matching folds every Unicode
+ * letter (HBase's folds ASCII only), and a multi-line {@code ^} matches at the end of the text.
  *
  * <p>A pattern is checked before it is compiled: groups nest at most {@value #MAX_NESTING} deep,
  * a counted repetition repeats at most {@value #MAX_REPEAT} times, and the pattern expands to at
@@ -159,8 +162,7 @@ public record RegexStringComparator(String pattern, int flags) implements ByteAr
 
     private static Pattern compile(String pattern, int flags) {
         try {
-            return Pattern.compile(new String(pattern.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1),
-                    flags);
+            return Pattern.compile(pattern, flags);
         } catch (PatternSyntaxException e) {
             throw new IllegalArgumentException("regular expression '" + pattern + "' does not parse: "
                     + e.getMessage(), e);
@@ -172,9 +174,9 @@ public record RegexStringComparator(String pattern, int flags) implements ByteAr
         return matches(compiled(), bytes) ? 0 : 1;
     }
 
-    /** Whether {@code compiled} finds a match in {@code bytes}, read one character per byte. */
+    /** Whether {@code compiled} finds a match in {@code bytes}, decoded as UTF-8. */
     public static boolean matches(Pattern compiled, MemorySegment bytes) {
-        return compiled.matcher(new String(bytes.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1)).find();
+        return compiled.matcher(new String(bytes.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8)).find();
     }
 
     /** The language's form; flags other than the default {@link #DOTALL} become an inline group such as {@code (?i-s)}. */

@@ -424,9 +424,8 @@ class FilterParserTest {
 
     /**
      * Questionable, noted for the lead: a substring or regexstring operand is decoded as UTF-8, so a
-     * raw byte that is not UTF-8 becomes U+FFFD. The substring comparator then matches every cell
-     * holding any invalid UTF-8 (which it decodes to U+FFFD too), and the regex matches the bytes
-     * EF BF BD rather than the byte written.
+     * raw byte that is not UTF-8 becomes U+FFFD. The substring and regex comparators then match
+     * every cell holding any invalid UTF-8 (which they decode to U+FFFD too), as HBase's do.
      */
     @Test
     void rawNonUtf8BytesInTextComparatorsBecomeReplacementCharacters() {
@@ -436,8 +435,9 @@ class FilterParserTest {
         assertThat(c.compareTo(new byte[] {(byte) 0xFE})).isZero(); // another byte matches
         byte[] regex = concat(b("ValueFilter(=, 'regexstring:"), new byte[] {(byte) 0xFF}, b("')"));
         ByteArrayComparable r = ((ValueFilter) Filter.parse(regex)).comparator();
-        assertThat(r.compareTo(new byte[] {(byte) 0xFF})).isEqualTo(1); // the byte written does not match
+        assertThat(r.compareTo(new byte[] {(byte) 0xFE})).isZero(); // another invalid byte matches
         assertThat(r.compareTo(new byte[] {(byte) 0xEF, (byte) 0xBF, (byte) 0xBD})).isZero();
+        assertThat(r.compareTo(new byte[] {'a'})).isEqualTo(1);
     }
 
     @Test

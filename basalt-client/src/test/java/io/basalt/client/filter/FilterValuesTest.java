@@ -115,19 +115,22 @@ class FilterValuesTest {
                 .hasMessageContaining("unknown bits");
     }
 
+    /** As HBase's: the cell is decoded as UTF-8 and the pattern matches characters. */
     @Test
-    void regexStringComparatorMatchesBytes() {
+    void regexStringComparatorMatchesUtf8Text() {
         RegexStringComparator ff = new RegexStringComparator("\\xFF");
-        assertThat(ff.compareTo(bytes(0x00, 0xFF, 0x00))).isZero();
-        assertThat(ff.compareTo(b("ÿ"))).isEqualTo(1); // U+00FF is C3 BF in UTF-8
-        assertThat(new RegexStringComparator("^\\x00\\x80$").compareTo(bytes(0x00, 0x80))).isZero();
-        // a non-ASCII character matches its UTF-8 encoding, and '.' is one byte
+        assertThat(ff.compareTo(b("ÿ"))).isZero(); // U+00FF is C3 BF in UTF-8
+        assertThat(ff.compareTo(bytes(0x00, 0xFF, 0x00))).isEqualTo(1); // a lone 0xFF decodes to U+FFFD
+        // a non-ASCII character matches its UTF-8 encoding, and '.' is one character
         assertThat(new RegexStringComparator("é").compareTo(bytes(0xC3, 0xA9))).isZero();
+        assertThat(new RegexStringComparator("^.$").compareTo(b("é"))).isZero();
+        assertThat(new RegexStringComparator("^..$").compareTo(b("é"))).isEqualTo(1);
+        // each malformed sequence is one U+FFFD
         assertThat(new RegexStringComparator("^.$").compareTo(bytes(0xFF))).isZero();
-        assertThat(new RegexStringComparator("^.$").compareTo(b("é"))).isEqualTo(1);
-        assertThat(new RegexStringComparator("^..$").compareTo(b("é"))).isZero();
-        // bytes that are not UTF-8 still match
-        assertThat(new RegexStringComparator("a[\\x80-\\xFF]b").compareTo(bytes('a', 0x9C, 'b'))).isZero();
+        assertThat(new RegexStringComparator("^a\\x{FFFD}b$").compareTo(bytes('a', 0x9C, 'b'))).isZero();
+        assertThat(new RegexStringComparator("a[\\x80-\\xFF]b").compareTo(bytes('a', 0x9C, 'b'))).isEqualTo(1);
+        // RE2 folds case across Unicode
+        assertThat(new RegexStringComparator("é", RegexStringComparator.CASE_INSENSITIVE).compareTo(b("É"))).isZero();
     }
 
     @Test
