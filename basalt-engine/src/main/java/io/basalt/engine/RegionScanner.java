@@ -243,7 +243,7 @@ final class RegionScanner implements AutoCloseable {
             return rawRow(row);
         }
         List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions(), filter, closedFamilies);
+                scan.maxVersions(), filter, closedFamilies, scan.reversed());
         if (filter != null && closedFamilies.length > 0 && allClosed()) {
             finished = true; // the filter closed every family: nothing more can come
         }
@@ -275,13 +275,15 @@ final class RegionScanner implements AutoCloseable {
      *     ScanFilter#allRemaining} holds after a cell, that cell's family and every family of a
      *     later visible cell of the row close; a closed family's cells are never offered again.
      *     Ignored without a filter.
+     * @param reversed whether the scan runs backwards: a filter's column hint is then not sought
+     *     to (HBase's reversed scanners step instead, HBASE-26232), so the filter sees each cell
      * @return the cells, or {@code null} when the filter's key decision passed the row over (the
      *     merge is left inside the row; the decision is the filter's {@code rowDecision()})
      */
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
-                              ScanFilter filter, boolean[] closedFamilies) {
+                              ScanFilter filter, boolean[] closedFamilies, boolean reversed) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -351,6 +353,9 @@ final class RegionScanner implements AutoCloseable {
                             out.add(cell);
                         }
                         int level = ScanFilter.level(code);
+                        if (level == ScanFilter.SEEK && reversed) {
+                            level = ScanFilter.SKIP; // as HBase: a reversed scan steps instead of seeking to a column hint
+                        }
                         if (level == ScanFilter.NEXT_ROW) {
                             if (row.length < Cell.MAX_ROW_LENGTH) {
                                 merged.seekForward(SeekKey.afterRow(row));

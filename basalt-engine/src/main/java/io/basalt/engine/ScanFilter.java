@@ -615,7 +615,7 @@ abstract class ScanFilter {
             this.minInclusive = f.minInclusive();
             this.max = f.maxColumn();
             this.maxInclusive = f.maxInclusive();
-            this.hint = minInclusive ? min : Arrays.copyOf(min, min.length + 1);
+            this.hint = min;
         }
 
         @Override
@@ -623,8 +623,13 @@ abstract class ScanFilter {
             MemorySegment qualifier = cell.qualifier();
             if (min.length > 0) {
                 int c = Bytes.compare(qualifier, MemorySegment.ofArray(min));
-                if (c < 0 || (c == 0 && !minInclusive)) {
+                if (c < 0) {
                     return SEEK;
+                }
+                if (c == 0 && !minInclusive) {
+                    // As HBase: seek to the minimum, then step over it, so a counting filter in
+                    // the same list sees the minimum column as it does there.
+                    return NEXT_COLUMN;
                 }
             }
             if (max.length > 0) {

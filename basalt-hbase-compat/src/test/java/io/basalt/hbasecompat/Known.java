@@ -98,13 +98,6 @@ import java.util.function.Predicate;
  *       shown to its neighbours), Basalt's leaves the column; and since HBase asks no filter after
  *       the first that excludes a cell, a later filter's longer skip (FamilyFilter, a column
  *       prefix or range) counts in Basalt only.</li>
- *   <li>SEEK_PAST_EXCLUSIVE_MIN: HBase's ColumnRangeFilter with an exclusive minimum seeks to the
- *       minimum and steps over it (NEXT_COL); Basalt seeks past it; a counting filter beside it
- *       in a MUST_PASS_ALL list counts the minimum in HBase only.</li>
- *   <li>REVERSED_COLUMN_HINT_IGNORED: a reversed HBase scan does not seek to a column hint (it is
- *       after the cell; HBASE-26232 made only backward hints count), it steps, so a filter with
- *       state beside a column-hinting one in a MUST_PASS_ALL list sees the columns that a forward
- *       scan, and Basalt in both directions, seek past.</li>
  *   <li>VALUE_FILTER_UNDER_OR: HBase's SingleColumnValueFilter with latestVersionOnly answers
  *       NEXT_ROW for every cell after its column fails, which under an OR drops those cells; under
  *       an OR HBase asks every filter's filterRow in turn until one answers false, and filters that
@@ -162,15 +155,6 @@ final class Known {
         if (c.reversed() && contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ONE
                 && contains(l, Known::columnHinting))) {
             return "REVERSED_OR_COLUMN_HINT";
-        }
-        if (c.reversed() && contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL
-                && l.filters().stream().anyMatch(Known::stateful) && contains(l, Known::columnHinting))) {
-            return "REVERSED_COLUMN_HINT_IGNORED";
-        }
-        if (contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL
-                && l.filters().stream().anyMatch(Known::stateful)
-                && contains(l, y -> y instanceof ColumnRangeFilter r && !r.minInclusive() && r.minColumn().length > 0))) {
-            return "SEEK_PAST_EXCLUSIVE_MIN";
         }
         if (contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL
                 && contains(l, y -> y instanceof FuzzyRowFilter) && leaves(l).stream().filter(Known::hinting).count() > 1)) {

@@ -307,11 +307,13 @@ class KnownDifferencesTest {
                 List.of("a/g:@4=12", "a/g:a@5=", "a/g:c@3=X1"), List.of("a/g:c@3=X1"), List.of());
     }
 
-    /** SEEK_PAST_EXCLUSIVE_MIN: HBase seeks to {@code a} and steps over it, and the page counts it. */
+    /** Settled (was SEEK_PAST_EXCLUSIVE_MIN): both seek to {@code a} and step over it, and the page counts it. */
     @Example
-    void exclusiveColumnMinimumIsSeenInHBase() {
-        differs(FilterList.all(new ColumnPaginationFilter(1, 1), new ColumnRangeFilter(b("a"), false, b("b"), true)), false,
-                List.of("r/g:@1=x", "r/g:a@2=", "r/g:b@1=X1"), List.of(), List.of("r/g:b@1=X1"));
+    void exclusiveColumnMinimumIsSeenAndSteppedOver() {
+        Filter filter = FilterList.all(new ColumnPaginationFilter(1, 1), new ColumnRangeFilter(b("a"), false, b("b"), true));
+        List<String> rows = List.of("r/g:@1=x", "r/g:a@2=", "r/g:b@1=X1");
+        differs(filter, false, rows, List.of(), List.of());
+        assertThat(realReader(rows, filter, false)).isEmpty();
     }
 
     /**
@@ -328,12 +330,17 @@ class KnownDifferencesTest {
         assertThat(realReader(rows, filter, false)).containsExactly("r2/f:b@1=w");
     }
 
-    /** REVERSED_COLUMN_HINT_IGNORED: reversed, HBase steps instead of seeking to {@code b}, so the value filter sees {@code g:a}. */
+    /**
+     * Settled (was REVERSED_COLUMN_HINT_IGNORED): reversed, both step instead of seeking to
+     * {@code b}, so the value filter sees {@code g:a}, in the evaluator and the real reader alike.
+     */
     @Example
-    void reversedHBaseShowsTheColumnsAHintSkips() {
-        differs(FilterList.all(new SingleColumnValueFilter(b("g"), b("a"), CompareOperator.LESS_OR_EQUAL,
-                new BinaryPrefixComparator(b("1")), true, true), new ColumnPrefixFilter(b("b"))), true,
-                List.of("r/g:@1=", "r/g:a@1=", "r/g:b@4=x"), List.of("r/g:b@4=x"), List.of());
+    void reversedScansStepOverTheColumnsAHintWouldSkip() {
+        Filter filter = FilterList.all(new SingleColumnValueFilter(b("g"), b("a"), CompareOperator.LESS_OR_EQUAL,
+                new BinaryPrefixComparator(b("1")), true, true), new ColumnPrefixFilter(b("b")));
+        List<String> rows = List.of("r/g:@1=", "r/g:a@1=", "r/g:b@4=x");
+        differs(filter, true, rows, List.of("r/g:b@4=x"), List.of("r/g:b@4=x"));
+        assertThat(realReader(rows, filter, true)).containsExactly("r/g:b@4=x");
     }
 
     /**
