@@ -118,7 +118,8 @@ final class RegionScanner implements AutoCloseable {
                 finished = true;
                 return null;
             }
-            if (filter != null && scan.raw()) { // every stored row is seen raw: judge its key first
+            boolean keyFirst = filter != null && (scan.raw() || !filter.judgesVisibleRowsOnly());
+            if (keyFirst) { // judge the stored key before reading: a rejected row is sought past unread
                 int decision = filter.judgeRow(row);
                 if (decision != ScanFilter.ROW_INCLUDE) {
                     if (decision == ScanFilter.ROW_STOP) {
@@ -129,7 +130,7 @@ final class RegionScanner implements AutoCloseable {
                     continue;
                 }
             }
-            List<Cell> cells = readRow(row);
+            List<Cell> cells = readRow(row, keyFirst);
             if (cells == null) { // the filter judged the key at the row's first visible cell and passed it over
                 if (filter.rowDecision() == ScanFilter.ROW_STOP) {
                     finished = true;
@@ -237,13 +238,16 @@ final class RegionScanner implements AutoCloseable {
         return Bytes.compare(a, b) >= 0 ? a : b;
     }
 
-    /** Reads the row the merge is positioned on; leaves the merge after it. */
-    private List<Cell> readRow(byte[] row) {
+    /**
+     * Reads the row the merge is positioned on ({@code keyJudged}: the filter has judged its key);
+     * leaves the merge after it, or inside it when the filter passes the row over ({@code null}).
+     */
+    private List<Cell> readRow(byte[] row, boolean keyJudged) {
         if (scan.raw()) {
             return rawRow(row);
         }
         List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions(), filter, closedFamilies, scan.reversed());
+                scan.maxVersions(), filter, closedFamilies, scan.reversed(), keyJudged);
         if (filter != null && closedFamilies.length > 0 && allClosed()) {
             finished = true; // the filter closed every family: nothing more can come
         }
@@ -261,7 +265,8 @@ final class RegionScanner implements AutoCloseable {
 
     /**
      * Reads the visible, selected cells of {@code row} from a merge positioned on its first cell (or
-     * past it); leaves the merge after the row. Shared by scans and point gets.
+     * past it); leaves the merge after the row (inside it when it returns {@code null}). Shared by
+     * scans and point gets.
      *
      * @param familySegments the names of the families read, {@code familyNames} the same as arrays
      * @param visibility one judge per family read, in the same order
@@ -275,6 +280,7 @@ final class RegionScanner implements AutoCloseable {
      *     ScanFilter#allRemaining} holds after a cell, that cell's family and every family of a
      *     later visible cell of the row close; a closed family's cells are never offered again.
      *     Ignored without a filter.
+     * @param keyJudged whether the caller has had the filter judge the row's key already
      * @param reversed whether the scan runs backwards: a filter's column hint is then not sought
      *     to (HBase's reversed scanners step instead, HBASE-26232), so the filter sees each cell
      * @return the cells, or {@code null} when the filter's key decision passed the row over (the
@@ -283,7 +289,7 @@ final class RegionScanner implements AutoCloseable {
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
-                              ScanFilter filter, boolean[] closedFamilies, boolean reversed) {
+                              ScanFilter filter, boolean[] closedFamilies, boolean reversed, boolean keyJudged) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -296,7 +302,7 @@ final class RegionScanner implements AutoCloseable {
         boolean columnSelected = false;
         int returnedVersions = 0;
         FilterSkip skip = null; // the filter's last skip: what it covers is never offered to the filter again
-        boolean judged = false; // whether the filter has judged the row's key
+        boolean judged = keyJudged; // whether the filter has judged the row's key
         boolean closing = false; // the filter's allRemaining held after a cell of this row
 
         while (merged.valid()) {

@@ -45,9 +45,9 @@ import java.util.random.RandomGenerator;
  * A client {@link Filter} compiled for one scan or get: the stateful matcher the region reader
  * consults at each row and at each cell it would return.
  *
- * <p><b>Protocol.</b> For each row with a visible cell, in the scan's order: {@link #startRow}
- * decides from the key alone (include, skip, or stop the scan); for an included row, {@link #cell} judges each cell the
- * unfiltered read would return (so filters see versions after deletes, time range and version
+ * <p><b>Protocol.</b> For each row (with a visible cell, where {@link #judgesVisibleRowsOnly}),
+ * in the scan's order: {@link #startRow} decides from the key alone (include, skip, or stop the
+ * scan); for an included row, {@link #cell} judges each cell the unfiltered read would return (so filters see versions after deletes, time range and version
  * limits: see {@link Filter}) and may tell the reader to step, leave the column, seek to a later
  * column, leave the family or leave the row; then, if cells are left, {@link #finishRow} prunes,
  * judges and rewrites the row in HBase's order. {@link #stopped} says no later row can pass, so
@@ -99,10 +99,21 @@ abstract class ScanFilter {
     private int rowDecision = ROW_INCLUDE;
 
     /**
-     * The reader's entry to {@link #startRow}: made at the row's first visible cell, never for a row
-     * that has none (a row of delete markers, or of cells outside the query's columns or time
-     * range), so a filter that acts on the first key it rejects (a while-match) does not act on a
-     * row the user cannot see. The decision stays readable through {@link #rowDecision()}.
+     * Whether {@link #startRow} must only see rows with a visible cell: true where judging a key
+     * has an effect that outlasts the row (a while-match ends the scan at the first key it
+     * rejects; a random row filter draws). Then the reader judges a row's key at its first
+     * visible cell, never for a row that has none (a row of delete markers, or of cells outside
+     * the query's columns or time range). Otherwise it judges each stored key first, so a key
+     * filter seeks past deleted rows without reading them; the answers are the same, since such
+     * a filter's key decisions do not depend on the rows before.
+     */
+    boolean judgesVisibleRowsOnly() {
+        return false;
+    }
+
+    /**
+     * The reader's entry to {@link #startRow} (see {@link #judgesVisibleRowsOnly}); the decision
+     * stays readable through {@link #rowDecision()}.
      */
     final int judgeRow(byte[] row) {
         return rowDecision = startRow(row);
@@ -132,11 +143,12 @@ abstract class ScanFilter {
     }
 
     /**
-     * At the end of an included row that kept cells, in HBase's order: {@link #pruneRow} removes
-     * cells (HBase's {@code filterRowCells}); if any are left, {@link #rowExcluded} may drop the
-     * row ({@code filterRow}, which a {@code PageFilter} counts in, so a row pruned empty is not
-     * counted); a row kept is {@link #transform}ed. {@code cells} is empty afterwards when the row
-     * is dropped.
+     * At the end of an included row that kept cells: {@link #pruneRow} removes cells (HBase's
+     * {@code filterRowCells}); if any are left, {@link #rowExcluded} may drop the row
+     * ({@code filterRow}, which a {@code PageFilter} counts in, so a row pruned empty is not
+     * counted, as in HBase); a row kept is {@link #transform}ed. HBase transforms each cell as it
+     * is kept, before pruning; the results are the same as long as pruning goes by family and
+     * qualifier, which transforms keep. {@code cells} is empty afterwards when the row is dropped.
      */
     final void finishRow(List<Cell> cells) {
         pruneRow(cells);
@@ -170,9 +182,10 @@ abstract class ScanFilter {
      * HBase's {@code filterAllRemaining}, asked after each cell the filter judges: while it holds,
      * HBase's store scanners end at the next cell they meet, so the reader closes that cell's
      * family and the families of the row's later cells for the rest of the region's scan (see
-     * {@code RegionScanner.readRow}). Only a {@code ColumnCountGetFilter} past its limit makes it
-     * hold in the middle of a row; for the other filters it is {@link #stopped}, which turns
-     * true only where a row starts.
+     * {@code RegionScanner.readRow}). A {@code ColumnCountGetFilter} past its limit makes it hold
+     * in the middle of a row and then not from the next row on; a while-match makes it hold for
+     * good, at a cell (it also leaves the row there, so nothing more is read) or at a key; for
+     * the other filters it is {@link #stopped}, which changes only where rows start or end.
      */
     boolean allRemaining() {
         return stopped();
@@ -181,6 +194,16 @@ abstract class ScanFilter {
     /** Compiles {@code filter} for a scan in the given direction. */
     static ScanFilter compile(Filter filter, boolean reversed) {
         return compile(filter, reversed, RandomGenerator.getDefault());
+    }
+
+    /**
+     * A {@link FirstKeyOnlyFilter} alone, where no other filter can see how it moves the reader:
+     * it leaves the row at its first cell instead of at its second (HBase's answer, kept inside
+     * wrappers and lists, where a while-match or a list's merge depends on it). Row counting
+     * reads one cell a row.
+     */
+    static ScanFilter compileTop(Filter filter, boolean reversed) {
+        return filter instanceof FirstKeyOnlyFilter ? new FirstKeyOnly(true) : compile(filter, reversed);
     }
 
     static ScanFilter compile(Filter filter, boolean reversed, RandomGenerator random) {
@@ -356,6 +379,11 @@ abstract class ScanFilter {
         @Override
         int startRow(byte[] row) {
             return random.nextFloat() < chance ? ROW_INCLUDE : ROW_SKIP;
+        }
+
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return true; // each judgement draws
         }
     }
 
@@ -688,7 +716,16 @@ abstract class ScanFilter {
 
     /** {@link FirstKeyOnlyFilter}. */
     private static final class FirstKeyOnly extends ScanFilter {
+        private final boolean leaveAtFirst;
         private boolean seen;
+
+        FirstKeyOnly() {
+            this(false);
+        }
+
+        FirstKeyOnly(boolean leaveAtFirst) {
+            this.leaveAtFirst = leaveAtFirst;
+        }
 
         @Override
         int startRow(byte[] row) {
@@ -704,7 +741,7 @@ abstract class ScanFilter {
             seen = true;
             // A plain INCLUDE, and NEXT_ROW at the next cell, as HBase answers: a WhileMatchFilter
             // around this one ends the scan only at a row with a second cell, as in HBase.
-            return INCLUDE;
+            return leaveAtFirst ? INCLUDE | NEXT_ROW : INCLUDE;
         }
     }
 
@@ -892,6 +929,11 @@ abstract class ScanFilter {
         boolean allRemaining() {
             return done || inner.allRemaining();
         }
+
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return true;
+        }
     }
 
     /** {@link SkipFilter}: a row the inner filter drops a cell of is dropped whole. */
@@ -952,6 +994,11 @@ abstract class ScanFilter {
         @Override
         boolean allRemaining() {
             return false; // HBase's SkipFilter does not pass filterAllRemaining on
+        }
+
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return inner.judgesVisibleRowsOnly();
         }
     }
 
@@ -1068,6 +1115,11 @@ abstract class ScanFilter {
         @Override
         boolean allRemaining() {
             return !every(children, f -> !f.allRemaining());
+        }
+
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return !every(children, f -> !f.judgesVisibleRowsOnly());
         }
     }
 
@@ -1211,6 +1263,11 @@ abstract class ScanFilter {
         @Override
         boolean allRemaining() {
             return !children.isEmpty() && every(children, ScanFilter::allRemaining);
+        }
+
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return !every(children, f -> !f.judgesVisibleRowsOnly());
         }
     }
 }

@@ -217,6 +217,40 @@ class FilterSeekTest {
         }
     }
 
+    /**
+     * A key filter seeks past deleted rows without reading them: its key decision does not depend
+     * on earlier rows, so the reader judges each stored key, visible or not (a while-match, whose
+     * decision does, waits for a visible cell). 4,990 deleted rows before the prefix, in files.
+     */
+    @net.jqwik.api.Example
+    void aKeyFilterSeeksPastDeletedRows() throws Exception {
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
+                    .get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            for (int i = 0; i < 5000; i++) {
+                table.put(new Put(bytes(String.format("row%05d", i))).addColumn(bytes("f"), bytes("q"), 1,
+                        bytes("value-" + "x".repeat(40)))).get(30, TimeUnit.SECONDS);
+            }
+            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < 4990; i++) {
+                table.delete(new Delete(bytes(String.format("row%05d", i)))).get(30, TimeUnit.SECONDS);
+            }
+            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
+            long before = cache.hits() + cache.misses();
+            assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
+                    .hasSize(10);
+            long prefix = cache.hits() + cache.misses() - before;
+            assertThat(prefix).as("blocks read for a prefix after 4,990 deleted rows").isLessThan(20);
+            Filter whileFilter = new WhileMatchFilter(new PrefixFilter(bytes("row0499")));
+            assertThat(table.scanAll(new Scan().setFilter(whileFilter)).get(30, TimeUnit.SECONDS)).hasSize(10);
+        } finally {
+            delete(dir);
+        }
+    }
+
     private static void delete(Path dir) throws java.io.IOException {
         try (var paths = Files.walk(dir)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {

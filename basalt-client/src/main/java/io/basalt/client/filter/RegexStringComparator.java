@@ -155,7 +155,7 @@ public record RegexStringComparator(String pattern, int flags) implements ByteAr
         return Math.min(pattern.length(), i + 1);
     }
 
-    /** The compiled pattern over byte-per-character text (see the class comment). */
+    /** The compiled pattern, matched against the cell's bytes decoded as UTF-8 (see the class comment). */
     public Pattern compiled() {
         return compile(pattern, flags);
     }
