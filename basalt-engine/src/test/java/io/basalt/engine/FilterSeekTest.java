@@ -180,14 +180,7 @@ class FilterSeekTest {
     void prefixAndFuzzyFiltersSeekInsteadOfReadingThrough() throws Exception {
         Path dir = Files.createTempDirectory("basalt-filter-seek");
         try (Connection c = Basalt.open(dir)) {
-            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
-                    .get(30, TimeUnit.SECONDS);
-            AsyncTable table = c.table("t");
-            for (int i = 0; i < 5000; i++) {
-                table.put(new Put(bytes(String.format("row%05d", i))).addColumn(bytes("f"), bytes("q"), 1,
-                        bytes("value-" + "x".repeat(40)))).get(30, TimeUnit.SECONDS);
-            }
-            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            AsyncTable table = fiveThousandRowsInAFile(c);
             c.admin().compact("t").get(30, TimeUnit.SECONDS);
             BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
 
@@ -226,14 +219,7 @@ class FilterSeekTest {
     void aKeyFilterSeeksPastDeletedRows() throws Exception {
         Path dir = Files.createTempDirectory("basalt-filter-seek");
         try (Connection c = Basalt.open(dir)) {
-            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
-                    .get(30, TimeUnit.SECONDS);
-            AsyncTable table = c.table("t");
-            for (int i = 0; i < 5000; i++) {
-                table.put(new Put(bytes(String.format("row%05d", i))).addColumn(bytes("f"), bytes("q"), 1,
-                        bytes("value-" + "x".repeat(40)))).get(30, TimeUnit.SECONDS);
-            }
-            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            AsyncTable table = fiveThousandRowsInAFile(c);
             for (int i = 0; i < 4990; i++) {
                 table.delete(new Delete(bytes(String.format("row%05d", i)))).get(30, TimeUnit.SECONDS);
             }
@@ -249,6 +235,19 @@ class FilterSeekTest {
         } finally {
             delete(dir);
         }
+    }
+
+    /** Table {@code t}: rows {@code row00000..row04999}, one 47-byte cell each, flushed into a file of 1 KiB blocks. */
+    private static AsyncTable fiveThousandRowsInAFile(Connection c) throws Exception {
+        c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
+                .get(30, TimeUnit.SECONDS);
+        AsyncTable table = c.table("t");
+        for (int i = 0; i < 5000; i++) {
+            table.put(new Put(bytes(String.format("row%05d", i))).addColumn(bytes("f"), bytes("q"), 1,
+                    bytes("value-" + "x".repeat(40)))).get(30, TimeUnit.SECONDS);
+        }
+        c.admin().flush("t").get(30, TimeUnit.SECONDS);
+        return table;
     }
 
     private static void delete(Path dir) throws java.io.IOException {
