@@ -26,6 +26,15 @@ public final class FilterWalk {
      * {@code random} deciding {@code RandomRowFilter}s.
      */
     public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random) {
+        return walk(rows, filter, reversed, random, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The same for a scan that returns at most {@code maxVersions} versions of a column: as the
+     * reader does, a column's cells are offered to the filter until it has kept that many.
+     */
+    public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random,
+                                  int maxVersions) {
         ScanFilter f = ScanFilter.compile(filter, reversed, random);
         List<Cell> out = new ArrayList<>();
         byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
@@ -60,7 +69,17 @@ public final class FilterWalk {
             Cell from = null;
             byte[] hint = null;
             boolean closing = false;
+            Cell column = null;
+            int versions = 0;
             for (Cell cell : row) {
+                if (column == null || Bytes.compare(cell.family(), column.family()) != 0
+                        || Bytes.compare(cell.qualifier(), column.qualifier()) != 0) {
+                    column = cell;
+                    versions = 0;
+                }
+                if (versions >= maxVersions) {
+                    continue; // the scan has its versions of this column: the rest are not offered
+                }
                 if (closing || closed.contains(family(cell))) {
                     closed.add(family(cell));
                     continue;
@@ -76,6 +95,7 @@ public final class FilterWalk {
                 }
                 if (ScanFilter.included(code)) {
                     kept.add(cell);
+                    versions++;
                 }
                 int level = ScanFilter.level(code);
                 if (level == ScanFilter.SEEK && reversed) {

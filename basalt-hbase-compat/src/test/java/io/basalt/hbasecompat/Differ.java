@@ -43,7 +43,7 @@ final class Differ {
     static List<String> basalt(Case c) {
         try {
             List<Cell> out = FilterWalk.walk(rows(c.cells(), c.reversed()), c.filter(), c.reversed(),
-                    new SplittableRandom(1)); // only RandomRowFilter(0) and (1) here: the generator's value does not matter
+                    new SplittableRandom(1), c.maxVersions()); // only RandomRowFilter(0) and (1) here: its draws do not matter
             return texts(out.stream().map(Kv::of).toList());
         } catch (RuntimeException e) {
             return List.of("Basalt threw " + e);

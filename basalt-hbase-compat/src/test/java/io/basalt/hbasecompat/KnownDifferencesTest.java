@@ -291,6 +291,19 @@ class KnownDifferencesTest {
                 List.of("abcc/f:b@1=X1"), List.of("abcc/f:b@1=X1", "accc/g:b@3=z"));
     }
 
+    /**
+     * VERSIONS_PAST_COUNT: a one-version scan of a column with two. HBase shows the while-match
+     * {@code q@1=y} after keeping {@code q@2=x}; the value filter fails there and the scan ends.
+     * Basalt stops at the count, so {@code s} is returned too.
+     */
+    @Example
+    void versionsPastTheScansCountReachTheFilterInHBaseOnly() {
+        Case c = new Case(kvs(List.of("r/f:q@2=x", "r/f:q@1=y", "s/f:q@1=x")),
+                new WhileMatchFilter(new ValueFilter(CompareOperator.EQUAL, new BinaryComparator(b("x")))), false, 1);
+        assertThat(Differ.hbase(c)).containsExactly("r/f:q@2=x");
+        assertThat(Differ.basalt(c)).containsExactly("r/f:q@2=x", "s/f:q@1=x");
+    }
+
     /** OR_TRANSFORMS_PER_CELL: only the empty list included the cell, so HBase does not apply KeyOnlyFilter. */
     @Example
     void orTransformsOnlyThroughTheFiltersThatIncludedTheCellInHBase() {
