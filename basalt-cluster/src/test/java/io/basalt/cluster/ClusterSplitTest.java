@@ -236,8 +236,9 @@ class ClusterSplitTest {
                 RaftGroupId high = regionGroups(running[1]).stream()
                         .filter(g -> running[1].router().byGroup.get(g) != null
                                 && running[1].router().byGroup.get(g).end().length == 0).findFirst().orElseThrow();
-                RegionCodec.readSplitReply(running[1].cluster().send(high, RegionCodec.split("t", b(middle + "0")),
-                        ClusterNode.Kind.WRITE).get(30, TimeUnit.SECONDS), "test");
+                // the group may have just elected a leader that is not ready yet (NotLeaderException): retry
+                RegionCodec.readSplitReply(LocalRegionGroup.retrying(() -> running[1].cluster().send(high,
+                        RegionCodec.split("t", b(middle + "0")), ClusterNode.Kind.WRITE).get(30, TimeUnit.SECONDS)), "test");
                 await("the half-done split finished by a keeper", () -> {
                     try {
                         return c.admin().listRegions("t").get(30, TimeUnit.SECONDS).size() == 3;
