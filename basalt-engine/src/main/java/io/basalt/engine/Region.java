@@ -767,7 +767,7 @@ final class Region {
                 }
                 visibility[i] = new Visibility(readPoint, family, now);
             }
-            ScanFilter filter = get.filter() == null ? null : ScanFilter.compileTop(get.filter(), false);
+            ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
             List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
                     get.timeRange(), get.maxVersions(), filter, filter == null ? null : new boolean[names.length], false, false);
             if (cells == null) { // the filter passed over the row's key

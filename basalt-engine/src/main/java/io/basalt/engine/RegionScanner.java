@@ -41,6 +41,8 @@ final class RegionScanner implements AutoCloseable {
     private final ScanFilter filter;
     /** Per family read: closed for the rest of this region's scan by the filter ({@link ScanFilter#allRemaining}). */
     private final boolean[] closedFamilies;
+    /** Whether the filter judges each stored row key before the row is read (see {@link ScanFilter#judgesVisibleRowsOnly}). */
+    private final boolean keyFirst;
     private byte[] reverseBound;
     private boolean started;
     private boolean finished;
@@ -68,6 +70,7 @@ final class RegionScanner implements AutoCloseable {
         this.familySegments = new MemorySegment[families.size()];
         this.visibility = new Visibility[families.size()];
         this.closedFamilies = new boolean[families.size()];
+        this.keyFirst = filter != null && (scan.raw() || !filter.judgesVisibleRowsOnly());
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
             familySegments[i] = MemorySegment.ofArray(familyNames[i]);
@@ -118,7 +121,6 @@ final class RegionScanner implements AutoCloseable {
                 finished = true;
                 return null;
             }
-            boolean keyFirst = filter != null && (scan.raw() || !filter.judgesVisibleRowsOnly());
             if (keyFirst) { // judge the stored key before reading: a rejected row is sought past unread
                 int decision = filter.judgeRow(row);
                 if (decision != ScanFilter.ROW_INCLUDE) {
@@ -332,10 +334,9 @@ final class RegionScanner implements AutoCloseable {
                     // the query's version count applies to what the filter keeps.
                     if (filter != null && (closing || closedFamilies[familyIndex])) {
                         closedFamilies[familyIndex] = true;
-                        if (leaveFamily(merged, row, cell)) {
-                            continue;
+                        if (!leaveFamily(merged, row, cell)) {
+                            merged.next();
                         }
-                        merged.next();
                         continue;
                     }
                     if (filter != null && !judged) {

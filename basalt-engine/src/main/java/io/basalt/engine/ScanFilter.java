@@ -47,8 +47,9 @@ import java.util.random.RandomGenerator;
  *
  * <p><b>Protocol.</b> For each row (with a visible cell, where {@link #judgesVisibleRowsOnly}),
  * in the scan's order: {@link #startRow} decides from the key alone (include, skip, or stop the
- * scan); for an included row, {@link #cell} judges each cell the unfiltered read would return (so filters see versions after deletes, time range and version
- * limits: see {@link Filter}) and may tell the reader to step, leave the column, seek to a later
+ * scan); for an included row, {@link #cell} judges each cell the unfiltered read would return
+ * (so filters see versions after deletes, time range and version limits: see {@link Filter})
+ * and may tell the reader to step, leave the column, seek to a later
  * column, leave the family or leave the row; then, if cells are left, {@link #finishRow} prunes,
  * judges and rewrites the row in HBase's order. {@link #stopped} says no later row can pass, so
  * the scan ends without reading on.
@@ -194,16 +195,6 @@ abstract class ScanFilter {
     /** Compiles {@code filter} for a scan in the given direction. */
     static ScanFilter compile(Filter filter, boolean reversed) {
         return compile(filter, reversed, RandomGenerator.getDefault());
-    }
-
-    /**
-     * A {@link FirstKeyOnlyFilter} alone, where no other filter can see how it moves the reader:
-     * it leaves the row at its first cell instead of at its second (HBase's answer, kept inside
-     * wrappers and lists, where a while-match or a list's merge depends on it). Row counting
-     * reads one cell a row.
-     */
-    static ScanFilter compileTop(Filter filter, boolean reversed) {
-        return filter instanceof FirstKeyOnlyFilter ? new FirstKeyOnly(true) : compile(filter, reversed);
     }
 
     static ScanFilter compile(Filter filter, boolean reversed, RandomGenerator random) {
@@ -716,16 +707,7 @@ abstract class ScanFilter {
 
     /** {@link FirstKeyOnlyFilter}. */
     private static final class FirstKeyOnly extends ScanFilter {
-        private final boolean leaveAtFirst;
         private boolean seen;
-
-        FirstKeyOnly() {
-            this(false);
-        }
-
-        FirstKeyOnly(boolean leaveAtFirst) {
-            this.leaveAtFirst = leaveAtFirst;
-        }
 
         @Override
         int startRow(byte[] row) {
@@ -741,7 +723,7 @@ abstract class ScanFilter {
             seen = true;
             // A plain INCLUDE, and NEXT_ROW at the next cell, as HBase answers: a WhileMatchFilter
             // around this one ends the scan only at a row with a second cell, as in HBase.
-            return leaveAtFirst ? INCLUDE | NEXT_ROW : INCLUDE;
+            return INCLUDE;
         }
     }
 
@@ -1002,7 +984,17 @@ abstract class ScanFilter {
         }
     }
 
-    /** Whether {@code test} holds for each of {@code filters} (a loop: asked per cell, no stream). */
+    /** Whether {@code test} holds for one of {@code filters} (a loop: asked per cell, no stream). */
+    private static boolean any(List<ScanFilter> filters, java.util.function.Predicate<ScanFilter> test) {
+        for (ScanFilter f : filters) {
+            if (test.test(f)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code test} holds for each of {@code filters}. */
     private static boolean every(List<ScanFilter> filters, java.util.function.Predicate<ScanFilter> test) {
         for (ScanFilter f : filters) {
             if (!test.test(f)) {
@@ -1109,17 +1101,17 @@ abstract class ScanFilter {
 
         @Override
         boolean stopped() {
-            return !every(children, f -> !f.stopped());
+            return any(children, ScanFilter::stopped);
         }
 
         @Override
         boolean allRemaining() {
-            return !every(children, f -> !f.allRemaining());
+            return any(children, ScanFilter::allRemaining);
         }
 
         @Override
         boolean judgesVisibleRowsOnly() {
-            return !every(children, f -> !f.judgesVisibleRowsOnly());
+            return any(children, ScanFilter::judgesVisibleRowsOnly);
         }
     }
 
@@ -1267,7 +1259,7 @@ abstract class ScanFilter {
 
         @Override
         boolean judgesVisibleRowsOnly() {
-            return !every(children, f -> !f.judgesVisibleRowsOnly());
+            return any(children, ScanFilter::judgesVisibleRowsOnly);
         }
     }
 }

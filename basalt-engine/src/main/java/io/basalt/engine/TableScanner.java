@@ -52,7 +52,7 @@ final class TableScanner implements AutoCloseable {
             throw e;
         }
         this.parts = captured;
-        this.filter = scan.filter() == null ? null : ScanFilter.compileTop(scan.filter(), scan.reversed());
+        this.filter = scan.filter() == null ? null : ScanFilter.compile(scan.filter(), scan.reversed());
     }
 
     /**
