@@ -158,4 +158,23 @@ public final class Bytes {
         }
         return out.toString();
     }
+
+    /**
+     * Eight bytes of {@code s[offset, offset+length)} starting {@code from} bytes in, big-endian,
+     * zero-padded past the range's end. When two ranges' words at the same {@code from} differ
+     * (and their earlier words were equal), their unsigned order is the ranges' order: a padding
+     * zero can only stand against a real byte that differs from it, which then ends the shorter
+     * range. Sorted structures keep such words beside their keys so that most comparisons of a
+     * search are of two longs instead of two byte strings behind pointers.
+     */
+    public static long word(MemorySegment s, long offset, long length, int from) {
+        if (length >= from + Long.BYTES) {
+            return s.get(BIG_ENDIAN_LONG, offset + from);
+        }
+        long word = 0;
+        for (int i = from; i < from + Long.BYTES; i++) {
+            word = word << 8 | (i < length ? s.get(ValueLayout.JAVA_BYTE, offset + i) & 0xFF : 0);
+        }
+        return word;
+    }
 }

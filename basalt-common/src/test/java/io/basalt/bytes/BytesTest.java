@@ -57,6 +57,48 @@ class BytesTest {
         assertThat(Bytes.equals(sa, offset, a.length, sb, 7 - offset, b.length)).isEqualTo(expected == 0);
     }
 
+    /**
+     * Words decide order wherever they differ (bytes 0-7 first, then 8-15 when the first are
+     * equal), including ranges shorter than a word whose padding zeros stand against real zeros;
+     * short ranges of few distinct bytes make shared prefixes and trailing zeros common.
+     */
+    @Property(tries = 3000)
+    void wordsThatDifferOrderAsTheRangesDo(@ForAll @Size(max = 20) byte[] a, @ForAll @Size(max = 20) byte[] b,
+                                           @ForAll boolean fewValues) {
+        if (fewValues) {
+            for (int i = 0; i < a.length; i++) {
+                a[i] = (byte) (a[i] & 1);
+            }
+            for (int i = 0; i < b.length; i++) {
+                b[i] = (byte) (b[i] & 1);
+            }
+        }
+        int expected = Integer.signum(java.util.Arrays.compareUnsigned(a, b));
+        MemorySegment sa = MemorySegment.ofArray(a);
+        MemorySegment sb = MemorySegment.ofArray(b);
+        for (int from : new int[] {0, Long.BYTES}) {
+            long x = Bytes.word(sa, 0, a.length, from);
+            long y = Bytes.word(sb, 0, b.length, from);
+            if (x != y) {
+                assertThat(Integer.signum(Long.compareUnsigned(x, y))).isEqualTo(expected);
+                return;
+            }
+        }
+        if (java.util.Arrays.equals(a, b)) {
+            assertThat(Bytes.word(sa, 0, a.length, 0)).isEqualTo(Bytes.word(sb, 0, b.length, 0));
+        }
+    }
+
+    @Example
+    void aWordIsBigEndianAndZeroPadded() {
+        byte[] bytes = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        MemorySegment s = MemorySegment.ofArray(bytes);
+        assertThat(Bytes.word(s, 0, bytes.length, 0)).isEqualTo(0x0001020304050607L);
+        assertThat(Bytes.word(s, 0, bytes.length, Long.BYTES)).isEqualTo(0x08090A0000000000L);
+        assertThat(Bytes.word(s, 1, 2, 0)).isEqualTo(0x0102000000000000L);
+        assertThat(Bytes.word(s, 0, 3, Long.BYTES)).isZero();
+    }
+
     @Property
     void comparesSubRangesOnly(@ForAll @Size(min = 4, max = 40) byte[] a) {
         byte[] shifted = new byte[a.length + 3];

@@ -6,7 +6,6 @@ import io.basalt.cell.CellComparator;
 import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Comparator;
@@ -155,9 +154,6 @@ final class MemTable {
         }
     }
 
-    private static final ValueLayout.OfLong BIG_ENDIAN_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-
     /**
      * Bytes {@code [from, from + 8)} of the cell's row as an unsigned number, zero-padded past the
      * row's end: with {@code from} 0 and 8, two rows whose zero-padded 16-byte prefixes differ
@@ -165,26 +161,11 @@ final class MemTable {
      * sorts before every row it is a prefix of, as it should); equal prefixes decide nothing.
      */
     static long rowWord(Cell cell, int from) {
-        MemorySegment segment;
-        long offset;
-        int length;
         if (cell instanceof EncodedCell e) {
-            segment = e.segment();
-            offset = e.rowOffset();
-            length = e.rowLength();
-        } else {
-            segment = cell.row();
-            offset = 0;
-            length = (int) segment.byteSize();
+            return Bytes.word(e.segment(), e.rowOffset(), e.rowLength(), from);
         }
-        if (length >= from + Long.BYTES) {
-            return segment.get(BIG_ENDIAN_LONG, offset + from);
-        }
-        long word = 0;
-        for (int i = from; i < from + Long.BYTES; i++) {
-            word = word << 8 | (i < length ? segment.get(ValueLayout.JAVA_BYTE, offset + i) & 0xFF : 0);
-        }
-        return word;
+        MemorySegment row = cell.row();
+        return Bytes.word(row, 0, row.byteSize(), from);
     }
 
     /** Columns in row, family, qualifier order; timestamps and types do not count. */

@@ -154,6 +154,56 @@ class SSTableTest {
         }
     }
 
+    /**
+     * The index search decides most steps by the first sixteen bytes of each block's last row
+     * ({@link io.basalt.bytes.Bytes#word}): rows here are built to make those words tie or
+     * mislead, sharing eight or sixteen bytes, shorter than a word, ending in zero bytes (which
+     * the padding imitates), so every seek must still land on the first cell at or after its row.
+     */
+    @Test
+    void seeksAgreeWhereRowPrefixesTieOrArePadded() throws IOException {
+        Random random = new Random(11);
+        java.util.TreeSet<byte[]> rows = new java.util.TreeSet<>(java.util.Arrays::compareUnsigned);
+        byte[][] stems = {new byte[0], "abcdefgh".getBytes(), "abcdefghijklmnop".getBytes(), {'a', 0, 0}};
+        while (rows.size() < 3000) {
+            byte[] stem = stems[random.nextInt(stems.length)];
+            byte[] row = java.util.Arrays.copyOf(stem, stem.length + random.nextInt(12));
+            for (int i = stem.length; i < row.length; i++) {
+                row[i] = (byte) (random.nextInt(3) == 0 ? 0 : random.nextInt(4) * 60);
+            }
+            if (row.length > 0) {
+                rows.add(row);
+            }
+        }
+        List<Stored> cells = new ArrayList<>();
+        long sequence = 1;
+        for (byte[] row : rows) {
+            cells.add(new Stored(Cell.of(row, "f".getBytes(), "q".getBytes(), 1, CellType.PUT, new byte[40]), sequence++));
+        }
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(1024));
+        try {
+            assertThat(reader.blockCount()).isGreaterThan(50);
+            List<byte[]> sorted = new ArrayList<>(rows);
+            try (InternalIterator it = reader.newIterator()) {
+                for (int i = 0; i < 3000; i++) {
+                    byte[] target = i % 2 == 0 ? sorted.get(random.nextInt(sorted.size()))
+                            : java.util.Arrays.copyOf(sorted.get(random.nextInt(sorted.size())), 1 + random.nextInt(14));
+                    byte[] expected = rows.ceiling(target);
+                    it.seek(SeekKey.firstOnRow(target));
+                    if (expected == null) {
+                        assertThat(it.valid()).isFalse();
+                    } else {
+                        assertThat(it.valid()).isTrue();
+                        assertThat(it.cell().rowBytes()).as("seek to %s", java.util.Arrays.toString(target))
+                                .isEqualTo(expected);
+                    }
+                }
+            }
+        } finally {
+            reader.release();
+        }
+    }
+
     @Test
     void seekFindsTheFirstEntryAtOrAfterTheKey() throws IOException {
         List<Stored> cells = cells(500, 2);

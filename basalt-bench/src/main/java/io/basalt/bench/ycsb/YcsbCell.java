@@ -71,6 +71,11 @@ public final class YcsbCell implements Callable<Integer> {
             + " (repeatable), e.g. basalt.blocksize=16384, for experiments.")
     List<String> extra = new ArrayList<>();
 
+    @Option(names = "--operations", description = "Run exactly this many operations in each workload after the"
+            + " load, measured whole with no warm-up, instead of --warmup and --seconds: the store a workload leaves"
+            + " then does not depend on how fast it ran, so two builds can be compared phase by phase.")
+    long operations;
+
     @Option(names = "--dir", required = true)
     Path dir;
 
@@ -310,7 +315,7 @@ public final class YcsbCell implements Callable<Integer> {
                                 done.increment();
                             }
                         } else {
-                            while (!stop.get()) {
+                            while (!stop.get() && (operations <= 0 || tickets.getAndIncrement() < operations)) {
                                 workload.doTransaction(db, state);
                                 done.increment();
                             }
@@ -328,10 +333,16 @@ public final class YcsbCell implements Callable<Integer> {
         List<long[]> series = new ArrayList<>();
         List<Long> measured = new ArrayList<>();
         long started = System.nanoTime();
-        long measureFrom = load ? started : started + TimeUnit.SECONDS.toNanos(warmup);
-        long measureUntil = load ? Long.MAX_VALUE : measureFrom + TimeUnit.SECONDS.toNanos(seconds);
+        boolean whole = load || operations > 0; // measured from start to end, however long it takes
+        long measureFrom = whole ? started : started + TimeUnit.SECONDS.toNanos(warmup);
+        long measureUntil = whole ? Long.MAX_VALUE : measureFrom + TimeUnit.SECONDS.toNanos(seconds);
         long opsAtMeasureStart = 0;
-        boolean measuring = load || warmup == 0;
+        boolean measuring = whole || warmup == 0;
+        // -Dbasalt.bench.jfr=PHASE records the measured part of that phase to PHASE.jfr in --dir.
+        jdk.jfr.Recording recording = null;
+        if (phase.equals(System.getProperty("basalt.bench.jfr")) && measuring) {
+            recording = startRecording();
+        }
         long last = 0;
         long second = 0;
         long nextTick = started + TimeUnit.SECONDS.toNanos(1);
@@ -345,6 +356,9 @@ public final class YcsbCell implements Callable<Integer> {
                 measureFrom = now;
                 measureUntil = now + TimeUnit.SECONDS.toNanos(seconds);
                 measuring = true;
+                if (phase.equals(System.getProperty("basalt.bench.jfr"))) {
+                    recording = startRecording();
+                }
             }
             if (now >= measureUntil) {
                 stop.set(true);
@@ -364,6 +378,10 @@ public final class YcsbCell implements Callable<Integer> {
         }
         long ended = System.nanoTime();
         long total = done.sum();
+        if (recording != null) {
+            recording.dump(dir.resolve(phase + ".jfr"));
+            recording.close();
+        }
         for (Thread w : workers) {
             w.join();
         }
@@ -384,6 +402,12 @@ public final class YcsbCell implements Callable<Integer> {
         return new Phase(phase, ops, (ended - measureFrom) / 1e9, perSecond, series, latency,
                 meters.failures.sum(), String.valueOf(meters.firstFailure), meters.bytesWritten.sum(),
                 load ? 0 : inserts);
+    }
+
+    private static jdk.jfr.Recording startRecording() throws java.text.ParseException, IOException {
+        jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+        recording.start();
+        return recording;
     }
 
     /** Files and bytes under a directory, now. */
