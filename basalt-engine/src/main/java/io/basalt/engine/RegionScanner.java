@@ -275,6 +275,9 @@ final class RegionScanner implements AutoCloseable {
      * @param filter judges the row's key at its first visible cell ({@link ScanFilter#judgeRow}),
      *     then each cell the read would return, and may move the merge past the column, family or
      *     row; {@code null} for none. The rest of its row-level calls are the caller's.
+     *     {@code maxVersions} counts what it keeps: as HBase, it is still shown a column's later
+     *     versions once the count is reached, and the first of those it keeps is dropped and ends
+     *     the column, so a filter with state (a while-match, a skip) sees the versions HBase's does.
      * @param closedFamilies per family read, whether the filter closed it for the rest of the
      *     region's scan: HBase ends a family's store scanner at the first cell it meets while the
      *     filter's {@code filterAllRemaining} holds, which a {@code ColumnCountGetFilter} makes
@@ -329,9 +332,10 @@ final class RegionScanner implements AutoCloseable {
                 }
                 Visibility.Verdict verdict = visibility[familyIndex].judge(cell, merged.sequence());
                 if (verdict == Visibility.Verdict.LIVE && columnSelected
-                        && timeRange.includes(cell.timestamp()) && returnedVersions < maxVersions) {
+                        && timeRange.includes(cell.timestamp()) && (filter != null || returnedVersions < maxVersions)) {
                     // With a filter, as in HBase, the filter sees every version the family keeps and
-                    // the query's version count applies to what the filter keeps.
+                    // the query's version count applies to what the filter keeps: versions past
+                    // the count are still offered, until the filter keeps one more (see below).
                     if (filter != null && (closing || closedFamilies[familyIndex])) {
                         closedFamilies[familyIndex] = true;
                         if (!leaveFamily(merged, row, cell)) {
@@ -355,11 +359,17 @@ final class RegionScanner implements AutoCloseable {
                             closing = true;
                             closedFamilies[familyIndex] = true;
                         }
-                        if (ScanFilter.included(code)) {
-                            returnedVersions++;
-                            out.add(cell);
-                        }
                         int level = ScanFilter.level(code);
+                        if (ScanFilter.included(code)) {
+                            if (returnedVersions < maxVersions) {
+                                returnedVersions++;
+                                out.add(cell);
+                            } else {
+                                // One more than the query's count: dropped, and the column is done
+                                // (HBase's UserScanQueryMatcher, versionsAfterFilter).
+                                level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
+                            }
+                        }
                         if (level == ScanFilter.SEEK && reversed) {
                             level = ScanFilter.SKIP; // as HBase: a reversed scan steps instead of seeking to a column hint
                         }
@@ -382,7 +392,7 @@ final class RegionScanner implements AutoCloseable {
                         }
                     }
                 }
-                if ((!columnSelected || returnedVersions >= maxVersions) && cell.qualifierLength() > 0
+                if ((!columnSelected || (filter == null && returnedVersions >= maxVersions)) && cell.qualifierLength() > 0
                         && cell.type() != CellType.DELETE_FAMILY) {
                     // Nothing more of this column can be returned: its later cells are older
                     // versions and markers that mask only this column. (Not the empty qualifier:

@@ -312,9 +312,6 @@ class FilterSeekTest {
                     column = cell;
                     versions = 0;
                 }
-                if (versions >= maxVersions) {
-                    continue; // the query has its versions of this column: the rest are not offered
-                }
                 if (closing || closed.contains(str(cell.familyBytes()))) {
                     closed.add(str(cell.familyBytes()));
                     continue;
@@ -328,11 +325,15 @@ class FilterSeekTest {
                     closing = true;
                     closed.add(str(cell.familyBytes()));
                 }
-                if (ScanFilter.included(code)) {
-                    kept.add(cell);
-                    versions++;
-                }
                 int level = ScanFilter.level(code);
+                if (ScanFilter.included(code)) {
+                    if (versions < maxVersions) {
+                        kept.add(cell);
+                        versions++;
+                    } else { // the query has its versions of this column: one more kept is dropped and ends it
+                        level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
+                    }
+                }
                 if (level == ScanFilter.SEEK && reversed) {
                     level = ScanFilter.SKIP; // the reader steps instead of seeking to a column hint in a reversed scan
                 }

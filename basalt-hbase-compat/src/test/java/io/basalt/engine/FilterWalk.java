@@ -31,7 +31,8 @@ public final class FilterWalk {
 
     /**
      * The same for a scan that returns at most {@code maxVersions} versions of a column: as the
-     * reader does, a column's cells are offered to the filter until it has kept that many.
+     * reader does (and HBase), a column's cells are offered to the filter until it keeps one more
+     * than that many, which is dropped and ends the column.
      */
     public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random,
                                   int maxVersions) {
@@ -77,9 +78,6 @@ public final class FilterWalk {
                     column = cell;
                     versions = 0;
                 }
-                if (versions >= maxVersions) {
-                    continue; // the scan has its versions of this column: the rest are not offered
-                }
                 if (closing || closed.contains(family(cell))) {
                     closed.add(family(cell));
                     continue;
@@ -93,11 +91,15 @@ public final class FilterWalk {
                     closing = true;
                     closed.add(family(cell));
                 }
-                if (ScanFilter.included(code)) {
-                    kept.add(cell);
-                    versions++;
-                }
                 int level = ScanFilter.level(code);
+                if (ScanFilter.included(code)) {
+                    if (versions < maxVersions) {
+                        kept.add(cell);
+                        versions++;
+                    } else { // the scan has its versions of this column: one more kept is dropped and ends it
+                        level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
+                    }
+                }
                 if (level == ScanFilter.SEEK && reversed) {
                     level = ScanFilter.SKIP; // the reader steps instead of seeking to a column hint in a reversed scan
                 }

@@ -116,12 +116,6 @@ import java.util.function.Predicate;
  *       SEEK_NEXT_USING_HINT, and the store seeks to its next candidate row, past rows Basalt
  *       reads (Basalt's row-key filters decide at the row's start, and its list skips only as far
  *       as every filter agrees). Outside an OR, Basalt closes families as HBase does.</li>
- *   <li>VERSIONS_PAST_COUNT: HBase shows a filter a column's versions after the scan's count
- *       is reached (UserScanQueryMatcher's versionsAfterFilter), until the filter keeps one
- *       more, which it drops as it leaves the column; Basalt stops showing them at the count, so
- *       a filter with state (a while-match, a value filter that is not latest-only, a skip) sees
- *       fewer cells. Only the strict generator makes a family keep more versions than its scan
- *       reads.</li>
  *   <li>OR_TRANSFORMS_PER_CELL: HBase's MUST_PASS_ONE list transforms a cell only through the
  *       filters that included that cell; Basalt applies every admitted filter's transform
  *       (KeyOnlyFilter) to every kept cell.</li>
@@ -182,13 +176,8 @@ final class Known {
         }
         Filter f = c.filter();
         int shortest = Integer.MAX_VALUE;
-        java.util.Map<String, Integer> versions = new java.util.HashMap<>();
         for (Kv kv : c.cells()) {
             shortest = Math.min(shortest, kv.row().length);
-            versions.merge(Kv.esc(kv.row()) + "/" + Kv.esc(kv.family()) + ":" + Kv.esc(kv.qualifier()), 1, Integer::sum);
-        }
-        if (versions.values().stream().anyMatch(n -> n > c.maxVersions())) {
-            out.add("VERSIONS_PAST_COUNT");
         }
         int shortestRow = shortest;
         if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
