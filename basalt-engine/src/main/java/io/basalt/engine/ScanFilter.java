@@ -97,6 +97,16 @@ abstract class ScanFilter {
         return ROW_INCLUDE;
     }
 
+    /**
+     * Starts a row without judging its key, leaving the state HBase's {@code reset()} leaves: what
+     * a filter inside a {@code SkipFilter} sees, since HBase's wrapper passes neither
+     * {@code filterRowKey} nor row decisions on. Its cells are then answered from that state (a
+     * prefix filter that never saw a key answers next row for each; a fuzzy rule judges each
+     * cell's row). By default there is nothing to reset.
+     */
+    void resetRow() {
+    }
+
     private int rowDecision = ROW_INCLUDE;
 
     /**
@@ -277,8 +287,38 @@ abstract class ScanFilter {
 
     // ------------------------------------------------------------------ row filters
 
+    /**
+     * A filter that judges row keys, and whose answer for the cells of a row it was not shown the
+     * key of (inside a {@link SkipRow}, see {@link #resetRow}) is {@link #unjudgedCell}; the cells
+     * of a row whose key it judged pass.
+     */
+    private abstract static class KeyFilter extends ScanFilter {
+        private boolean judged;
+
+        @Override
+        final int startRow(byte[] row) {
+            judged = true;
+            return judgeKey(row);
+        }
+
+        abstract int judgeKey(byte[] row);
+
+        @Override
+        final void resetRow() {
+            judged = false;
+        }
+
+        @Override
+        final int cell(Cell cell) {
+            return judged ? INCLUDE : unjudgedCell(cell);
+        }
+
+        /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */
+        abstract int unjudgedCell(Cell cell);
+    }
+
     /** {@link PrefixFilter}: seeks to the prefix, stops after it. */
-    private static final class Prefix extends ScanFilter {
+    private static final class Prefix extends KeyFilter {
         private final byte[] prefix;
         private final boolean reversed;
         private byte[] hint;
@@ -290,7 +330,12 @@ abstract class ScanFilter {
         }
 
         @Override
-        int startRow(byte[] row) {
+        int unjudgedCell(Cell cell) {
+            return NEXT_ROW; // HBase's reset leaves the row filtered until a key is judged
+        }
+
+        @Override
+        int judgeKey(byte[] row) {
             int c = comparePrefix(MemorySegment.ofArray(row), prefix);
             if (c == 0) {
                 return ROW_INCLUDE;
@@ -408,7 +453,7 @@ abstract class ScanFilter {
     }
 
     /** {@link FuzzyRowFilter}: forward, seeks to the smallest row after the current one that a rule can match. */
-    private static final class FuzzyRow extends ScanFilter {
+    private static final class FuzzyRow extends KeyFilter {
         private final List<FuzzyRowFilter.Rule> rules;
         private final boolean reversed;
         private byte[] hint;
@@ -420,7 +465,18 @@ abstract class ScanFilter {
         }
 
         @Override
-        int startRow(byte[] row) {
+        int unjudgedCell(Cell cell) { // as HBase's filterCell: the cell's row against the rules
+            byte[] row = cell.rowBytes();
+            for (FuzzyRowFilter.Rule rule : rules) {
+                if (matches(row, rule.row(), rule.mask())) {
+                    return INCLUDE;
+                }
+            }
+            return SEEK; // HBase seeks with its next-row hint, which no wrapper passes on: a step
+        }
+
+        @Override
+        int judgeKey(byte[] row) {
             hint = null;
             for (FuzzyRowFilter.Rule rule : rules) {
                 if (matches(row, rule.row(), rule.mask())) {
@@ -504,7 +560,7 @@ abstract class ScanFilter {
     }
 
     /** {@link MultiRowRangeFilter} over sorted, disjoint, half-open ranges. */
-    private static final class RowRanges extends ScanFilter {
+    private static final class RowRanges extends KeyFilter {
         private final byte[][] lows;
         private final byte[][] highs; // empty: to the end
         private final boolean reversed;
@@ -517,8 +573,22 @@ abstract class ScanFilter {
             this.reversed = reversed;
         }
 
+        /**
+         * HBase's filter answers a cell it was not shown the row of with no code at all (a
+         * NullPointerException in the scan); Basalt's judges the cell's row.
+         */
         @Override
-        int startRow(byte[] row) {
+        int unjudgedCell(Cell cell) {
+            boolean saved = done;
+            byte[] savedHint = hint;
+            boolean in = judgeKey(cell.rowBytes()) == ROW_INCLUDE;
+            done = saved;
+            hint = savedHint;
+            return in ? INCLUDE : NEXT_ROW;
+        }
+
+        @Override
+        int judgeKey(byte[] row) {
             hint = null;
             if (!reversed) {
                 for (int i = 0; i < lows.length; i++) {
@@ -582,10 +652,13 @@ abstract class ScanFilter {
             if (op.passes(comparator.applyAsInt(bytes))) {
                 return INCLUDE;
             }
+            // HBase's answers: a family leaves it (HBase's NEXT_ROW ends only the family's store
+            // scanner), a qualifier or value drops just the cell, so a column's older versions are
+            // still shown (lists and wrappers act on the exact answer: a SkipFilter around an OR of
+            // this and a column page keeps a row only if the OR answers a plain include).
             return switch (part) {
                 case FAMILY -> NEXT_FAMILY;
-                case QUALIFIER -> NEXT_COLUMN;
-                case VALUE -> SKIP;
+                case QUALIFIER, VALUE -> SKIP;
             };
         }
     }
@@ -716,6 +789,11 @@ abstract class ScanFilter {
         }
 
         @Override
+        void resetRow() {
+            seen = false;
+        }
+
+        @Override
         int cell(Cell cell) {
             if (seen) {
                 return NEXT_ROW;
@@ -760,9 +838,14 @@ abstract class ScanFilter {
 
         @Override
         int startRow(byte[] row) {
+            resetRow();
+            return ROW_INCLUDE;
+        }
+
+        @Override
+        void resetRow() {
             columns = 0;
             lastFamily = null;
-            return ROW_INCLUDE;
         }
 
         @Override
@@ -820,18 +903,38 @@ abstract class ScanFilter {
 
         @Override
         int startRow(byte[] row) {
-            seen = false;
-            matched = false;
+            resetRow();
             return ROW_INCLUDE;
         }
 
         @Override
+        void resetRow() {
+            seen = false;
+            matched = false;
+        }
+
+        /**
+         * HBase's answers: every cell passes until the column is found; with latest-version-only,
+         * a newest version that fails ends the row (next row for it and every later cell). The
+         * row's fate is {@link #rowExcluded}; the codes matter to lists and wrappers around it.
+         */
+        @Override
         int cell(Cell cell) {
-            if (sameColumn(cell, family, qualifier) && !(latestOnly && seen)) {
-                seen = true;
-                matched |= op.passes(comparator.applyAsInt(cell.value()));
+            if (matched) {
+                return INCLUDE;
             }
-            return INCLUDE;
+            if (latestOnly && seen) {
+                return NEXT_ROW;
+            }
+            if (!sameColumn(cell, family, qualifier)) {
+                return INCLUDE;
+            }
+            seen = true;
+            if (op.passes(comparator.applyAsInt(cell.value()))) {
+                matched = true;
+                return INCLUDE;
+            }
+            return latestOnly ? NEXT_ROW : INCLUDE;
         }
 
         @Override
@@ -871,6 +974,11 @@ abstract class ScanFilter {
                 return ROW_STOP;
             }
             return ROW_INCLUDE;
+        }
+
+        @Override
+        void resetRow() {
+            inner.resetRow();
         }
 
         @Override
@@ -918,7 +1026,14 @@ abstract class ScanFilter {
         }
     }
 
-    /** {@link SkipFilter}: a row the inner filter drops a cell of is dropped whole. */
+    /**
+     * {@link SkipFilter}: a row is dropped whole when the inner filter answers anything but a plain
+     * include for one of its cells (an include that moves on, as a column count's, drops it too).
+     * As HBase's wrapper, it passes only cells, their transforms and the row reset to the inner
+     * filter: never the row key (so a row filter inside judges from its reset state, see {@link
+     * #resetRow}), the row-end decisions, the inner filter's end of the scan, or its seek hints
+     * (a seek the inner filter asks for is a step).
+     */
     private static final class SkipRow extends ScanFilter {
         private final ScanFilter inner;
         private boolean failed;
@@ -929,38 +1044,28 @@ abstract class ScanFilter {
 
         @Override
         int startRow(byte[] row) {
-            failed = false;
-            return inner.startRow(row);
+            resetRow();
+            return ROW_INCLUDE;
         }
 
         @Override
-        byte[] rowHint() {
-            return inner.rowHint();
+        void resetRow() {
+            failed = false;
+            inner.resetRow();
         }
 
         @Override
         int cell(Cell cell) {
             int code = inner.cell(cell);
-            if (!included(code)) {
+            if (code != INCLUDE) {
                 failed = true;
-                return NEXT_ROW;
             }
-            return code;
-        }
-
-        @Override
-        byte[] columnHint() {
-            return inner.columnHint();
-        }
-
-        @Override
-        void pruneRow(List<Cell> cells) {
-            inner.pruneRow(cells);
+            return level(code) == SEEK ? (code & INCLUDE) | SKIP : code;
         }
 
         @Override
         boolean rowExcluded() {
-            return failed || inner.rowExcluded();
+            return failed;
         }
 
         @Override
@@ -969,18 +1074,8 @@ abstract class ScanFilter {
         }
 
         @Override
-        boolean stopped() {
-            return inner.stopped();
-        }
-
-        @Override
         boolean allRemaining() {
             return false; // HBase's SkipFilter does not pass filterAllRemaining on
-        }
-
-        @Override
-        boolean judgesVisibleRowsOnly() {
-            return inner.judgesVisibleRowsOnly();
         }
     }
 
@@ -1043,6 +1138,14 @@ abstract class ScanFilter {
                 }
             }
             return decision;
+        }
+
+        @Override
+        void resetRow() {
+            rowHint = null;
+            for (ScanFilter child : children) {
+                child.resetRow();
+            }
         }
 
         @Override
@@ -1172,6 +1275,15 @@ abstract class ScanFilter {
                 rowHint = null;
             }
             return ROW_SKIP;
+        }
+
+        @Override
+        void resetRow() {
+            rowHint = null;
+            for (int i = 0; i < children.size(); i++) {
+                children.get(i).resetRow();
+                admitted[i] = active[i] = true;
+            }
         }
 
         @Override

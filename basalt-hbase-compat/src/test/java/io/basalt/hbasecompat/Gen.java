@@ -243,20 +243,20 @@ final class Gen {
         if (random.nextBoolean()) { // WHILE_ROW_KEY_IN_LIST: in a list, WHILE wraps cells only
             return new WhileMatchFilter(cellNode(depth + 1, maxDepth));
         }
-        return new SkipFilter(cellNode(depth + 1, maxDepth)); // SKIP_WRAPS_CELLS_ONLY
+        return new SkipFilter(node(depth + 1, maxDepth, false));
     }
 
-    /** Default mode, inside WHILE: no wrapper (SKIP_WRAPS_CELLS_ONLY, WHILE_ROW_KEY_IN_LIST). */
+    /** Default mode, inside WHILE: no WHILE (WHILE_ROW_KEY_IN_LIST). */
     private Filter whileInner(int depth, int maxDepth) {
         while (true) {
             Filter f = depth < maxDepth && random.nextInt(3) == 0 ? list(depth, maxDepth, false) : leaf(false);
-            if (!Known.contains(f, x -> x instanceof SkipFilter || x instanceof WhileMatchFilter)) {
+            if (!Known.contains(f, x -> x instanceof WhileMatchFilter)) {
                 return f;
             }
         }
     }
 
-    /** Default mode, inside SKIP: a filter of cells only (no row key, no row, no count), or a list of them. */
+    /** Default mode, inside a WHILE in a list: a filter of cells only (no row key, no row, no count), or a list of them. */
     private Filter cellNode(int depth, int maxDepth) {
         if (depth < maxDepth && random.nextInt(4) == 0) {
             List<Filter> children = new ArrayList<>();
@@ -303,7 +303,7 @@ final class Gen {
             if (strict) {
                 return random.nextBoolean() ? new WhileMatchFilter(leaf(false)) : new SkipFilter(leaf(false));
             }
-            return random.nextBoolean() ? new WhileMatchFilter(whileInner(3, 3)) : new SkipFilter(cellNode(3, 3));
+            return random.nextBoolean() ? new WhileMatchFilter(whileInner(3, 3)) : new SkipFilter(leaf(false));
         }
         return leaf(false);
     }

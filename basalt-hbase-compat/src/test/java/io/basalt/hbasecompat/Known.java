@@ -68,8 +68,10 @@ import java.util.function.Predicate;
  *       is dropped.</li>
  *   <li>AND_NULL_HINT: a MUST_PASS_ALL list compares the hints of the filters that answered
  *       SEEK_NEXT_USING_HINT without checking for null; a FuzzyRowFilter with no next row answers
- *       null, and the scan fails with a NullPointerException. (SkipFilter around a
- *       MultiRowRangeFilter fails the same way: SKIP_WRAPS_CELLS_ONLY.)</li>
+ *       null, and the scan fails with a NullPointerException.</li>
+ *   <li>SKIP_RANGES_NULL: a MultiRowRangeFilter inside a SkipFilter is never shown a row key,
+ *       which is what sets its answer to cells; it answers them with no code and the scan fails
+ *       with a NullPointerException. Basalt's judges each cell's row.</li>
  * </ul>
  * <b>Where Basalt's semantics are not HBase's</b>:
  * <ul>
@@ -78,11 +80,10 @@ import java.util.function.Predicate;
  *       multi-line {@code ^} never matches at the end of the input (so not in the empty value),
  *       RE2's does; RE2's case-insensitive matching folds non-ASCII letters, Java's (without
  *       UNICODE_CASE, as HBase compiles) does not.</li>
- *   <li>SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter passes only filterCell, transformCell and
- *       reset to the filter it wraps (not filterRowKey, filterRow, filterRowCells,
- *       filterAllRemaining, setReversed), drops the row on any return code but INCLUDE
- *       (INCLUDE_AND_NEXT_COL too), and under an OR keeps answering for the row. Basalt's SKIP
- *       passes row decisions on and drops the row only for a dropped cell.</li>
+ *   <li>SKIP_WRAPS_CELLS_ONLY: under an OR, HBase's SkipFilter keeps answering for a row it has
+ *       failed, so the list can keep cells Basalt's drops. (Outside an OR settled: Basalt's SKIP
+ *       passes only cells, transforms and the row reset to its filter, as HBase's does, and
+ *       drops the row on any answer but a plain include.)</li>
  *   <li>WHILE_ROW_KEY_IN_LIST: HBase's MultiRowRangeFilter, FuzzyRowFilter and a PrefixFilter
  *       before its prefix reject a row cell by cell, not by key; a WHILE around one in a list is
  *       asked only about the cells the list's earlier filters let through, so it may never see
@@ -93,20 +94,18 @@ import java.util.function.Predicate;
  *       In a forward scan HBase also shows the cells of a row rejected by its key to the list's
  *       filters before the rejecting one.</li>
  *   <li>SKIP_DISTANCE: where HBase and Basalt skip different distances, a filter with state
- *       beside the skipping one in a MUST_PASS_ALL list sees different cells: HBase's
- *       QualifierFilter answers SKIP for a failing qualifier (the column's older versions are
- *       shown to its neighbours), Basalt's leaves the column; and since HBase asks no filter after
- *       the first that excludes a cell, a later filter's longer skip (FamilyFilter, a column
- *       prefix or range) counts in Basalt only.</li>
- *   <li>VALUE_FILTER_UNDER_OR: HBase's SingleColumnValueFilter with latestVersionOnly answers
- *       NEXT_ROW for every cell after its column fails, which under an OR drops those cells; under
- *       an OR HBase asks every filter's filterRow in turn until one answers false, and filters that
- *       rejected the row by key or have ended (MultiRowRangeFilter, InclusiveStopFilter, a
- *       FuzzyRowFilter with no next row) answer false, which keeps a row the value filter
- *       rejected; and it runs every filter's filterRowCells, so a SingleColumnValueExcludeFilter
- *       below a list that rejected the row still removes its column. Basalt's value filters keep
- *       every cell and decide at the row's end, and an OR asks only the filters that let the row's
- *       key through.</li>
+ *       beside the skipping one in a MUST_PASS_ALL list sees different cells: since HBase asks no
+ *       filter after the first that excludes a cell, a later filter's longer skip (FamilyFilter,
+ *       a column prefix or range) counts in Basalt only. (QualifierFilter, which answered
+ *       NEXT_COL in Basalt, now steps as HBase's does.)</li>
+ *   <li>VALUE_FILTER_UNDER_OR: under an OR HBase asks every filter's filterRow in turn until one
+ *       answers false, and filters that rejected the row by key or have ended
+ *       (MultiRowRangeFilter, InclusiveStopFilter, a FuzzyRowFilter with no next row) answer
+ *       false, which keeps a row the value filter rejected; and it runs every filter's
+ *       filterRowCells, so a SingleColumnValueExcludeFilter below a list that rejected the row
+ *       still removes its column. Basalt's OR asks only the filters that let the row's key
+ *       through. (The value filter's NEXT_ROW answers for the cells after its column fails, which
+ *       an OR acts on, are settled: Basalt's answers the same.)</li>
  *   <li>OR_ROW_DECISION: the same order under an OR makes a PageFilter after a filter that keeps
  *       the row (or answers false, as InclusiveStopFilter does after its stop row) never count
  *       it; Basalt's OR asks every filter that let the key through, so its PageFilter counts.</li>
@@ -148,8 +147,7 @@ final class Known {
                 && m.ranges().getLast().stop().length == 0)) {
             return "REVERSED_RANGES_OPEN_END";
         }
-        if (c.reversed() && contains(f, x -> (x instanceof SkipFilter s && rowDependent(s.filter()))
-                || (x instanceof WhileMatchFilter w && rowDependent(w.filter())))) {
+        if (c.reversed() && contains(f, x -> x instanceof WhileMatchFilter w && rowDependent(w.filter()))) {
             return "WRAPPER_NOT_REVERSED";
         }
         if (c.reversed() && contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ONE
@@ -159,6 +157,9 @@ final class Known {
         if (contains(f, x -> x instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL
                 && contains(l, y -> y instanceof FuzzyRowFilter) && leaves(l).stream().filter(Known::hinting).count() > 1)) {
             return "AND_NULL_HINT";
+        }
+        if (contains(f, x -> x instanceof SkipFilter s && contains(s.filter(), y -> y instanceof MultiRowRangeFilter))) {
+            return "SKIP_RANGES_NULL";
         }
         return null;
     }
@@ -182,9 +183,6 @@ final class Known {
         int shortestRow = shortest;
         if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
             out.add("WHILE_ROW_KEY_IN_LIST");
-        }
-        if (contains(f, x -> x instanceof SkipFilter s && !cellTree(s.filter()))) {
-            out.add("SKIP_WRAPS_CELLS_ONLY");
         }
         if (contains(f, x -> x instanceof FuzzyRowFilter z && z.rules().stream().anyMatch(r -> r.row().length > shortestRow))) {
             out.add("FUZZY_SHORT_ROW");
@@ -273,7 +271,7 @@ final class Known {
                     out.add("AND_STOPS_AT_FIRST_EXCLUSION");
                 }
                 if (children.stream().anyMatch(x -> !rowKeyOnly(x) && !stateful(x) && !(x instanceof ValueFilter
-                        || x instanceof TimestampsFilter || x instanceof io.basalt.client.filter.KeyOnlyFilter
+                        || x instanceof QualifierFilter || x instanceof TimestampsFilter || x instanceof io.basalt.client.filter.KeyOnlyFilter
                         || x instanceof io.basalt.client.filter.PageFilter))) {
                     out.add("SKIP_DISTANCE");
                 }
@@ -376,9 +374,8 @@ final class Known {
         if (!state.isEmpty()) {
             // SKIP_DISTANCE: beside a filter with state, only filters that skip as far in both
             // (HBase asks no filter after the first that excludes a cell, so a later filter's longer
-            // skip counts in Basalt only; and HBase's QualifierFilter steps where Basalt's leaves
-            // the column)
-            rest.removeIf(c -> !(c instanceof ValueFilter || c instanceof TimestampsFilter
+            // skip counts in Basalt only)
+            rest.removeIf(c -> !(c instanceof ValueFilter || c instanceof QualifierFilter || c instanceof TimestampsFilter
                     || c instanceof io.basalt.client.filter.KeyOnlyFilter || c instanceof io.basalt.client.filter.PageFilter));
         }
         List<Filter> out = new ArrayList<>(rowKeys);

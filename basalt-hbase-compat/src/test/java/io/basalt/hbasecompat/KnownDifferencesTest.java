@@ -116,7 +116,10 @@ class KnownDifferencesTest {
         assertThat(Differ.basalt(c)).isEmpty();
     }
 
-    /** SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter never calls the range filter's filterRowKey, which sets its answer. */
+    /**
+     * SKIP_RANGES_NULL: HBase's SkipFilter never calls the range filter's filterRowKey, which sets
+     * its answer, so the filter answers a cell with no code. Basalt judges the cell's row.
+     */
     @Example
     void skipAroundRowRangesFailsInHBase() {
         Case c = new Case(kvs(List.of("aca/f:ab@3=x")), new SkipFilter(new MultiRowRangeFilter(List.of(
@@ -190,16 +193,37 @@ class KnownDifferencesTest {
                 false, List.of("a/f:@1=x"), List.of(), List.of("a/f:@1=x"));
     }
 
-    /** SKIP_WRAPS_CELLS_ONLY: HBase's SkipFilter does not ask its filter's filterRow, so PageFilter(0) keeps all. */
+    /** Settled (was SKIP_WRAPS_CELLS_ONLY): a SkipFilter does not ask its filter's filterRow, so PageFilter(0) keeps all. */
     @Example
-    void skipDoesNotPassRowDecisionsOnInHBase() {
-        differs(new SkipFilter(new PageFilter(0)), false, List.of("r/g:c@2=ab"), List.of("r/g:c@2=ab"), List.of());
+    void skipDoesNotPassRowDecisionsOn() {
+        List<String> rows = List.of("r/g:c@2=ab", "s/g:c@2=cd");
+        differs(new SkipFilter(new PageFilter(0)), false, rows, rows, rows);
+        assertThat(realReader(rows, new SkipFilter(new PageFilter(0)), false)).isEqualTo(rows);
     }
 
-    /** SKIP_WRAPS_CELLS_ONLY: INCLUDE_AND_NEXT_COL is not INCLUDE, so HBase's SkipFilter drops the row. */
+    /** Settled (was SKIP_WRAPS_CELLS_ONLY): INCLUDE_AND_NEXT_COL is not INCLUDE, so the SkipFilter drops the row. */
     @Example
-    void skipTakesIncludeAndNextColumnForADropInHBase() {
-        differs(new SkipFilter(new ColumnCountGetFilter(1)), false, List.of("r/f:@5=x"), List.of(), List.of("r/f:@5=x"));
+    void skipTakesIncludeAndNextColumnForADrop() {
+        differs(new SkipFilter(new ColumnCountGetFilter(1)), false, List.of("r/f:@5=x"), List.of(), List.of());
+        assertThat(realReader(List.of("r/f:@5=x"), new SkipFilter(new ColumnCountGetFilter(1)), false)).isEmpty();
+    }
+
+    /**
+     * Settled (was SKIP_WRAPS_CELLS_ONLY): the filter inside a SkipFilter is never shown a row key.
+     * A PrefixFilter that saw none drops every cell, so every row goes, even its own; a RowFilter
+     * that saw none keeps every cell; a FuzzyRowFilter judges each cell's row.
+     */
+    @Example
+    void skipNeverShowsItsFilterTheRowKey() {
+        List<String> rows = List.of("ab/f:q@1=x", "b/f:q@1=y");
+        differs(new SkipFilter(new PrefixFilter(b("a"))), false, rows, List.of(), List.of());
+        assertThat(realReader(rows, new SkipFilter(new PrefixFilter(b("a"))), false)).isEmpty();
+        Filter row = new SkipFilter(new RowFilter(CompareOperator.EQUAL, new BinaryComparator(b("b"))));
+        differs(row, false, rows, rows, rows);
+        assertThat(realReader(rows, row, false)).isEqualTo(rows);
+        Filter fuzzy = new SkipFilter(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("b"), new byte[] {0}))));
+        differs(fuzzy, false, rows, List.of("b/f:q@1=y"), List.of("b/f:q@1=y"));
+        assertThat(realReader(rows, fuzzy, false)).containsExactly("b/f:q@1=y");
     }
 
     /** Settled (was WHILE_PARTIAL_ROW): the row's cells kept before the first failing one, then the scan stops. */
@@ -248,20 +272,27 @@ class KnownDifferencesTest {
                 false, List.of("r/f:@4=x", "r/f:a@3=y", "r/g:ab@4=z"), List.of("r/g:ab@4=z"), List.of());
     }
 
-    /** SKIP_DISTANCE: HBase's QualifierFilter steps, so SKIP sees (and fails on) the older version {@code g:''@2}. */
+    /** Settled (was SKIP_DISTANCE): both QualifierFilters step, so SKIP sees (and fails on) the older version {@code g:''@2}. */
     @Example
-    void qualifierFilterStepsInHBaseAndLeavesTheColumnInBasalt() {
-        differs(FilterList.all(new SkipFilter(new TimestampsFilter(List.of(1L, 4L, 5L))),
-                new QualifierFilter(CompareOperator.GREATER_OR_EQUAL, new BinaryComparator(b("b")))), false,
-                List.of("r/g:@5=x", "r/g:@2=y", "r/g:b@5=z"), List.of(), List.of("r/g:b@5=z"));
+    void qualifierFilterStepsToTheNextCell() {
+        Filter filter = FilterList.all(new SkipFilter(new TimestampsFilter(List.of(1L, 4L, 5L))),
+                new QualifierFilter(CompareOperator.GREATER_OR_EQUAL, new BinaryComparator(b("b"))));
+        List<String> rows = List.of("r/g:@5=x", "r/g:@2=y", "r/g:b@5=z");
+        differs(filter, false, rows, List.of(), List.of());
+        assertThat(realReader(rows, filter, false)).isEmpty();
     }
 
-    /** VALUE_FILTER_UNDER_OR: the failed column value filter answers NEXT_ROW for {@code g:b}, and removes {@code f:a}. */
+    /**
+     * Settled (was part of VALUE_FILTER_UNDER_OR): the failed column value filter answers NEXT_ROW
+     * for {@code g:b}, so the OR drops it, and its filterRowCells removes {@code f:a}.
+     */
     @Example
-    void columnValueFilterUnderAnOrDropsLaterCellsInHBase() {
-        differs(FilterList.one(new FirstKeyOnlyFilter(), new SingleColumnValueExcludeFilter(b("f"), b("a"),
-                CompareOperator.GREATER_OR_EQUAL, new SubstringComparator("1"), true, true)), false,
-                List.of("r/f:a@2=x", "r/g:b@1=y"), List.of(), List.of("r/g:b@1=y"));
+    void columnValueFilterUnderAnOrDropsLaterCells() {
+        Filter filter = FilterList.one(new FirstKeyOnlyFilter(), new SingleColumnValueExcludeFilter(b("f"), b("a"),
+                CompareOperator.GREATER_OR_EQUAL, new SubstringComparator("1"), true, true));
+        List<String> rows = List.of("r/f:a@2=x", "r/g:b@1=y");
+        differs(filter, false, rows, List.of(), List.of());
+        assertThat(realReader(rows, filter, false)).isEmpty();
     }
 
     /** VALUE_FILTER_UNDER_OR: the range filter, which rejected the row, answers filterRow false, and keeps it. */

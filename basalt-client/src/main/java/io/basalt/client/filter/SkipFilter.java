@@ -1,6 +1,12 @@
 package io.basalt.client.filter;
 
-/** Rows of which {@code filter} drops no cell: one dropped cell drops the whole row. */
+/**
+ * Rows for every cell of which {@code filter} answers a plain include: one cell it drops (or
+ * includes but moves on from, as a column count does) drops the whole row. As HBase's, it shows
+ * {@code filter} cells only: never row keys (a row filter inside judges nothing, so
+ * {@code SKIP PrefixFilter('a')} drops every row), never its end-of-row decision or end of the
+ * scan.
+ */
 public record SkipFilter(Filter filter) implements Filter {
 
     public SkipFilter {
