@@ -370,19 +370,16 @@ final class RegionScanner implements AutoCloseable {
                                 level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
                             }
                         }
-                        if (level == ScanFilter.SEEK && reversed) {
-                            level = ScanFilter.SKIP; // as HBase: a reversed scan steps instead of seeking to a column hint
+                        if (level == ScanFilter.SEEK && (reversed || filter.columnHint() == null)) {
+                            // As HBase: a reversed scan steps instead of seeking to a column hint,
+                            // and so does any scan given a seek without a hint.
+                            level = ScanFilter.SKIP;
                         }
                         if (level == ScanFilter.NEXT_ROW) {
-                            if (row.length < Cell.MAX_ROW_LENGTH) {
-                                merged.seekForward(SeekKey.afterRow(row));
-                            } else {
-                                merged.next(); // step over the rest of the row
-                                while (merged.valid() && merged.cell().hasRow(row)) {
-                                    merged.next();
-                                }
-                            }
-                            break;
+                            // As HBase's: a filter's "next row" ends the row in this family's store
+                            // scanner only; the row's later families are still read and shown to it
+                            // (a value filter may still find its column there).
+                            level = ScanFilter.NEXT_FAMILY;
                         }
                         if (level != ScanFilter.SKIP) {
                             skip = new FilterSkip(cell, level, filter.columnHint());

@@ -143,12 +143,24 @@ abstract class ScanFilter {
         return null;
     }
 
+    /**
+     * Whether HBase's counterpart is a {@code HintingFilter}, which a MUST_PASS_ALL list asks
+     * about a cell even after another filter excluded it (for its seek hint).
+     */
+    boolean hinting() {
+        return false;
+    }
+
     /** Judges the next cell of an included row ({@code cell} is valid only during the call); by default every cell passes. */
     int cell(Cell cell) {
         return INCLUDE;
     }
 
-    /** After {@link #SEEK}: a qualifier of the cell's family, after the cell's, where the next candidate column is. */
+    /**
+     * After {@link #SEEK}: a qualifier of the cell's family, after the cell's, where the next
+     * candidate column is; {@code null} for none, and the reader then steps to the next cell (as
+     * HBase's scanners do for a seek without a hint).
+     */
     byte[] columnHint() {
         return null;
     }
@@ -315,6 +327,11 @@ abstract class ScanFilter {
 
         /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */
         abstract int unjudgedCell(Cell cell);
+
+        @Override
+        final boolean hinting() {
+            return true; // HBase's prefix, fuzzy and range filters are
+        }
     }
 
     /** {@link PrefixFilter}: seeks to the prefix, stops after it. */
@@ -673,6 +690,11 @@ abstract class ScanFilter {
         }
 
         @Override
+        boolean hinting() {
+            return true;
+        }
+
+        @Override
         int cell(Cell cell) {
             MemorySegment qualifier = cell.qualifier();
             for (byte[] prefix : prefixes) {
@@ -711,6 +733,11 @@ abstract class ScanFilter {
         }
 
         @Override
+        boolean hinting() {
+            return true;
+        }
+
+        @Override
         int cell(Cell cell) {
             MemorySegment qualifier = cell.qualifier();
             if (min.length > 0) {
@@ -745,6 +772,11 @@ abstract class ScanFilter {
 
         Timestamps(List<Long> timestamps) {
             this.timestamps = timestamps.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        boolean hinting() {
+            return true;
         }
 
         @Override
@@ -806,10 +838,11 @@ abstract class ScanFilter {
     }
 
     /**
-     * {@link ColumnCountGetFilter} (offset 0) and {@link ColumnPaginationFilter}: counts the row's
-     * columns (across families), one version each. Asked again about a column it has counted, it
-     * answers as it did, which keeps it right inside a list that needs only one filter to pass.
-     * A column offset (a qualifier to start from) holds, as in HBase, until the row's first column
+     * {@link ColumnCountGetFilter} (offset 0) and {@link ColumnPaginationFilter}: counts the cells
+     * of the row it is asked about (across families), as HBase's do; its answers move to the next
+     * column, so it is asked about one version of each column unless something else makes the
+     * reader step (a reversed scan's seek, a list). A list that needs one filter to pass does not
+     * ask it again about a column it moved on from ({@link One}). A column offset (a qualifier to start from) holds, as in HBase, until the row's first column
      * is counted: a later family's page goes on from its first column. A column count (HBase's
      * {@code ColumnCountGetFilter}, "unsuitable as a Scan filter" by its own account) holds
      * {@link #allRemaining} once a row has more columns than its limit, which closes families.
@@ -820,9 +853,6 @@ abstract class ScanFilter {
         private final byte[] columnOffset;
         private final boolean countOnly;
         private int columns;
-        private byte[] lastFamily;
-        private byte[] lastQualifier;
-        private int lastCode;
 
         ColumnPage(int limit, int offset, byte[] columnOffset, boolean countOnly) {
             this.limit = limit;
@@ -845,31 +875,30 @@ abstract class ScanFilter {
         @Override
         void resetRow() {
             columns = 0;
-            lastFamily = null;
         }
 
         @Override
         int cell(Cell cell) {
-            if (lastFamily != null && sameColumn(cell, lastFamily, lastQualifier)) {
-                return included(lastCode) ? NEXT_COLUMN : lastCode;
-            }
-            if (columnOffset.length > 0 && columns == 0 && limit > 0
-                    && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(columnOffset)) < 0) {
-                return SEEK;
-            }
-            lastFamily = cell.familyBytes();
-            lastQualifier = cell.qualifierBytes();
-            columns++;
-            if (columns <= offset) {
-                lastCode = NEXT_COLUMN;
-            } else if (columns <= (long) offset + limit) {
-                lastCode = INCLUDE | NEXT_COLUMN;
-            } else {
+            if (countOnly) {
                 // A column count past its limit answers NEXT_COLUMN, as HBase's does, and closes
-                // the rest of the row through allRemaining; a page leaves the row.
-                lastCode = countOnly ? NEXT_COLUMN : NEXT_ROW;
+                // the rest of the row through allRemaining.
+                columns++;
+                return columns > limit ? NEXT_COLUMN : INCLUDE | NEXT_COLUMN;
             }
-            return lastCode;
+            if (columnOffset.length > 0) {
+                if (columns >= limit) {
+                    return NEXT_ROW;
+                }
+                if (columns == 0 && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(columnOffset)) < 0) {
+                    return SEEK;
+                }
+                columns++;
+                return INCLUDE | NEXT_COLUMN;
+            }
+            if (columns >= (long) offset + limit) {
+                return NEXT_ROW;
+            }
+            return columns++ < offset ? NEXT_COLUMN : INCLUDE | NEXT_COLUMN;
         }
 
         @Override
@@ -1054,13 +1083,14 @@ abstract class ScanFilter {
             inner.resetRow();
         }
 
+        /** The inner filter's answer; a seek comes without a hint (HBase's wrapper gives none), which the reader takes for a step. */
         @Override
         int cell(Cell cell) {
             int code = inner.cell(cell);
             if (code != INCLUDE) {
                 failed = true;
             }
-            return level(code) == SEEK ? (code & INCLUDE) | SKIP : code;
+            return code;
         }
 
         @Override
@@ -1153,24 +1183,52 @@ abstract class ScanFilter {
             return rowHint;
         }
 
+        /**
+         * HBase's MUST_PASS_ALL (HBASE-20565): the filters are asked in order, and none after the
+         * first whose answer excludes the cell, so a counting filter later in the list does not
+         * count it; the filters that can hint a seek ({@link #hinting}) are still asked, and a
+         * seek any of them asks for wins, to the furthest hint. A filter that has ended the scan
+         * for its part ({@link #allRemaining}) ends the row there. Otherwise the answer is the
+         * furthest skip, including the cell only if every filter asked did.
+         */
         @Override
         int cell(Cell cell) {
-            boolean include = true;
-            int level = SKIP;
             columnHint = null;
-            for (ScanFilter child : children) {
-                int code = child.cell(cell);
-                include &= included(code);
-                int l = level(code);
-                if (l == SEEK) {
-                    byte[] h = child.columnHint();
-                    if (columnHint == null || Bytes.compare(h, columnHint) > 0) {
-                        columnHint = h;
-                    }
+            boolean seek = false;
+            int rc = INCLUDE;
+            int n = children.size();
+            int i = 0;
+            for (; i < n; i++) {
+                ScanFilter child = children.get(i);
+                if (child.allRemaining() || child.stopped()) {
+                    rc = NEXT_ROW;
+                    break;
                 }
-                level = Math.max(level, l);
+                int code = child.cell(cell);
+                if (level(code) == SEEK) {
+                    seek = true;
+                    takeHint(child.columnHint());
+                    break;
+                }
+                rc = (included(rc) && included(code) ? INCLUDE : 0) | Math.max(level(rc), level(code));
+                if (!included(rc)) {
+                    break;
+                }
             }
-            return (include ? INCLUDE : 0) | level;
+            for (i++; i < n; i++) {
+                ScanFilter child = children.get(i);
+                if (child.hinting() && level(child.cell(cell)) == SEEK && !child.allRemaining()) {
+                    seek = true;
+                    takeHint(child.columnHint());
+                }
+            }
+            return seek ? SEEK : rc;
+        }
+
+        private void takeHint(byte[] h) {
+            if (h != null && (columnHint == null || Bytes.compare(h, columnHint) > 0)) {
+                columnHint = h;
+            }
         }
 
         @Override
@@ -1227,6 +1285,17 @@ abstract class ScanFilter {
     private static final class One extends ScanFilter {
         private final List<ScanFilter> children;
         private final boolean reversed;
+        /**
+         * Per child, the cell (its family and qualifier) of its last answer that moved on (next
+         * column, next row or a seek), and that answer with its hint; {@code null} after an answer
+         * that did not. Until the reader passes what that answer skipped, the child is not asked
+         * again and is taken to answer the same (HBase's {@code FilterListWithOR} keeps its
+         * sub-filters' state right that way: a column count is not asked twice about a column).
+         */
+        private final byte[][] lastFamily;
+        private final byte[][] lastQualifier;
+        private final int[] lastCode;
+        private final byte[][] lastHint;
         /** Per child, for the current row: it let the key through and has not finished with the row. */
         private final boolean[] active;
         /** Per child, for the current row: it let the key through. */
@@ -1239,6 +1308,43 @@ abstract class ScanFilter {
             this.reversed = reversed;
             this.active = new boolean[children.size()];
             this.admitted = new boolean[children.size()];
+            this.lastFamily = new byte[children.size()][];
+            this.lastQualifier = new byte[children.size()][];
+            this.lastCode = new int[children.size()];
+            this.lastHint = new byte[children.size()][];
+        }
+
+        /** Forgets the children's last answers: a new row. */
+        private void forgetAnswers() {
+            java.util.Arrays.fill(lastFamily, null);
+        }
+
+        /** The answer child {@code i} gave before that still covers {@code cell}, or -1 to ask it. */
+        private int remembered(int i, Cell cell) {
+            byte[] family = lastFamily[i];
+            if (family == null || Bytes.compare(cell.family(), MemorySegment.ofArray(family)) != 0) {
+                return -1;
+            }
+            int code = lastCode[i];
+            return switch (level(code)) {
+                case NEXT_COLUMN -> Bytes.compare(cell.qualifier(), MemorySegment.ofArray(lastQualifier[i])) == 0
+                        ? NEXT_COLUMN : -1;
+                case SEEK -> lastHint[i] != null && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(lastHint[i])) < 0
+                        ? SEEK : -1;
+                case NEXT_FAMILY, NEXT_ROW -> level(code);
+                default -> -1;
+            };
+        }
+
+        private void remember(int i, Cell cell, int code, byte[] hint) {
+            if (level(code) == SKIP) {
+                lastFamily[i] = null;
+                return;
+            }
+            lastFamily[i] = cell.familyBytes();
+            lastQualifier[i] = cell.qualifierBytes();
+            lastCode[i] = code;
+            lastHint[i] = hint;
         }
 
         @Override
@@ -1247,6 +1353,7 @@ abstract class ScanFilter {
                 return ROW_INCLUDE;
             }
             rowHint = null;
+            forgetAnswers();
             boolean any = false;
             boolean allStop = true;
             boolean hintless = false;
@@ -1280,6 +1387,7 @@ abstract class ScanFilter {
         @Override
         void resetRow() {
             rowHint = null;
+            forgetAnswers();
             for (int i = 0; i < children.size(); i++) {
                 children.get(i).resetRow();
                 admitted[i] = active[i] = true;
@@ -1296,28 +1404,52 @@ abstract class ScanFilter {
             if (children.isEmpty()) {
                 return INCLUDE;
             }
+            // HBase's MUST_PASS_ONE: the cell is kept if any filter keeps it, and the list skips
+            // as little as any filter asks; a seek ranks below every other skip (with one, the
+            // list steps), and only when every filter asked seeks does the list seek, to the
+            // nearest hint (with one seeking filter without a hint, it steps).
             boolean include = false;
             int level = NEXT_ROW;
+            boolean seeks = false;
+            boolean others = false;
             columnHint = null;
+            boolean hintless = false;
             for (int i = 0; i < children.size(); i++) {
-                if (!active[i]) {
+                ScanFilter child = children.get(i);
+                if (!active[i] || child.allRemaining()) { // HBase's list asks no filter that has ended
                     continue;
                 }
-                int code = children.get(i).cell(cell);
+                int code = remembered(i, cell);
+                byte[] hint;
+                if (code < 0) {
+                    code = child.cell(cell);
+                    hint = level(code) == SEEK ? child.columnHint() : null;
+                    remember(i, cell, code, hint);
+                } else {
+                    hint = lastHint[i];
+                }
                 include |= included(code);
                 int l = level(code);
                 if (l == NEXT_ROW) {
                     active[i] = false;
                 }
-                if (l < level) {
-                    level = l;
-                    columnHint = l == SEEK ? children.get(i).columnHint() : null;
-                } else if (l == SEEK && level == SEEK) {
-                    byte[] h = children.get(i).columnHint();
-                    if (Bytes.compare(h, columnHint) < 0) {
-                        columnHint = h;
+                if (l != SEEK) {
+                    others = true;
+                    level = Math.min(level, l);
+                } else {
+                    seeks = true;
+                    if (hint == null) {
+                        hintless = true;
+                    } else if (columnHint == null || Bytes.compare(hint, columnHint) < 0) {
+                        columnHint = hint;
                     }
                 }
+            }
+            if (seeks) {
+                level = others ? SKIP : SEEK;
+            }
+            if (level != SEEK || hintless) {
+                columnHint = null;
             }
             return (include ? INCLUDE : 0) | level;
         }

@@ -100,11 +100,11 @@ public final class FilterWalk {
                         level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
                     }
                 }
-                if (level == ScanFilter.SEEK && reversed) {
-                    level = ScanFilter.SKIP; // the reader steps instead of seeking to a column hint in a reversed scan
+                if (level == ScanFilter.SEEK && (reversed || f.columnHint() == null)) {
+                    level = ScanFilter.SKIP; // the reader steps instead of seeking in a reversed scan, or without a hint
                 }
                 if (level == ScanFilter.NEXT_ROW) {
-                    break;
+                    level = ScanFilter.NEXT_FAMILY; // as the reader: "next row" ends the row in this family only
                 }
                 if (level != ScanFilter.SKIP) {
                     from = cell;

@@ -281,18 +281,8 @@ final class Gen {
             children.add(node(depth + 1, maxDepth, underOr || !and));
         }
         if (and && !strict) {
-            // AND_STOPS_AT_FIRST_EXCLUSION: row-key filters, then one filter with state, then the
-            // rest; and beside a filter with state only single filters, whose skips Basalt and
-            // HBase make alike (a list's merged skip differs: an OR with a hinting filter steps)
+            // AND_ROW_CELLS: row-key filters first, then the filters with state
             children = Known.agreedAndOrder(children);
-            if (children.stream().anyMatch(Known::stateful)) {
-                List<Filter> plain = new ArrayList<>();
-                for (Filter c : children) {
-                    plain.add(Known.stateful(c) || Known.leaves(c).size() == 1 && Known.leaves(c).getFirst() == c ? c
-                            : leaf(underOr));
-                }
-                children = Known.agreedAndOrder(plain);
-            }
         }
         return new FilterList(and ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE, children);
     }

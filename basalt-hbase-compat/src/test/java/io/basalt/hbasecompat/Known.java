@@ -88,16 +88,14 @@ import java.util.function.Predicate;
  *       before its prefix reject a row cell by cell, not by key; a WHILE around one in a list is
  *       asked only about the cells the list's earlier filters let through, so it may never see
  *       the row it would stop at. Basalt's WHILE judges every row's key.</li>
- *   <li>AND_STOPS_AT_FIRST_EXCLUSION: HBase's MUST_PASS_ALL list stops asking its filters about
- *       a cell at the first that excludes it (HBASE-20565; hinting filters are still asked), so a
- *       counting or row-testing filter later in the list does not see it; Basalt asks them all.
- *       In a forward scan HBase also shows the cells of a row rejected by its key to the list's
- *       filters before the rejecting one.</li>
- *   <li>SKIP_DISTANCE: where HBase and Basalt skip different distances, a filter with state
- *       beside the skipping one in a MUST_PASS_ALL list sees different cells: since HBase asks no
- *       filter after the first that excludes a cell, a later filter's longer skip (FamilyFilter,
- *       a column prefix or range) counts in Basalt only. (QualifierFilter, which answered
- *       NEXT_COL in Basalt, now steps as HBase's does.)</li>
+ *   <li>AND_ROW_CELLS: HBase's MUST_PASS_ALL list filters a row by its key only when no hinting
+ *       filter passed the key (a column prefix or range, a timestamps filter, a prefix filter
+ *       before its prefix, a range filter before its range: their filterRowKey answers false), and
+ *       its FuzzyRowFilter judges rows cell by cell; so the filters with state before the one that
+ *       rejects a row see that row's cells there (a WHILE ends the scan, a count counts them).
+ *       Basalt's list judges the key once and seeks past the row. (How the list asks its filters
+ *       about a cell is settled: Basalt's stops at the first that excludes it, asks the hinting
+ *       filters after it and lets a seek win, as HBase's does since HBASE-20565.)</li>
  *   <li>VALUE_FILTER_UNDER_OR: under an OR HBase asks every filter's filterRow in turn until one
  *       answers false, and filters that rejected the row by key or have ended
  *       (MultiRowRangeFilter, InclusiveStopFilter, a FuzzyRowFilter with no next row) answer
@@ -118,10 +116,6 @@ import java.util.function.Predicate;
  *   <li>OR_TRANSFORMS_PER_CELL: HBase's MUST_PASS_ONE list transforms a cell only through the
  *       filters that included that cell; Basalt applies every admitted filter's transform
  *       (KeyOnlyFilter) to every kept cell.</li>
- *   <li>OR_REASKS_SKIPPED_CELLS: HBase's MUST_PASS_ONE list remembers each filter's last skip and
- *       does not show it the cells it skipped (HBASE-17678); Basalt's shows every active filter
- *       every cell the list does not skip, relying on filters to answer again the same way, which
- *       a counting filter inside a nested MUST_PASS_ALL does not.</li>
  * </ul>
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
@@ -264,16 +258,10 @@ final class Known {
                 }
                 boolean keyAfterState = false; // the cells of a row a later filter rejects by key reach it in HBase
                 for (int i = first + 1; i < children.size(); i++) {
-                    keyAfterState |= rowKeyOnly(children.get(i));
+                    keyAfterState |= contains(children.get(i), Known::rowKeyOnly);
                 }
-                if (state > 1 || !stateful(children.get(first)) || keyAfterState
-                        || children.subList(0, first).stream().anyMatch(x -> !rowKeyOnly(x))) {
-                    out.add("AND_STOPS_AT_FIRST_EXCLUSION");
-                }
-                if (children.stream().anyMatch(x -> !rowKeyOnly(x) && !stateful(x) && !(x instanceof ValueFilter
-                        || x instanceof QualifierFilter || x instanceof TimestampsFilter || x instanceof io.basalt.client.filter.KeyOnlyFilter
-                        || x instanceof io.basalt.client.filter.PageFilter))) {
-                    out.add("SKIP_DISTANCE");
+                if (keyAfterState) {
+                    out.add("AND_ROW_CELLS");
                 }
             }
         }
@@ -352,34 +340,27 @@ final class Known {
     }
 
     /**
-     * AND_STOPS_AT_FIRST_EXCLUSION: a MUST_PASS_ALL list's filters in an order where HBase shows
-     * each cell to the same filters Basalt does: the row-key filters first, then at most one
-     * filter that keeps state over the cells it sees, then the rest (which keep none).
+     * AND_ROW_CELLS: a MUST_PASS_ALL list's filters in an order where HBase shows each cell to
+     * the same filters Basalt does: the row-key filters first, then at most one other filter
+     * that holds row-key filters, then the rest (none of which does).
      */
     static List<Filter> agreedAndOrder(List<Filter> children) {
         List<Filter> rowKeys = new ArrayList<>();
-        List<Filter> state = new ArrayList<>();
+        List<Filter> keyed = new ArrayList<>();
         List<Filter> rest = new ArrayList<>();
         for (Filter c : children) {
             if (rowKeyOnly(c)) {
                 rowKeys.add(c);
-            } else if (stateful(c)) {
-                if (state.isEmpty()) {
-                    state.add(c);
+            } else if (contains(c, Known::rowKeyOnly)) {
+                if (keyed.isEmpty()) {
+                    keyed.add(c);
                 }
             } else {
                 rest.add(c);
             }
         }
-        if (!state.isEmpty()) {
-            // SKIP_DISTANCE: beside a filter with state, only filters that skip as far in both
-            // (HBase asks no filter after the first that excludes a cell, so a later filter's longer
-            // skip counts in Basalt only)
-            rest.removeIf(c -> !(c instanceof ValueFilter || c instanceof QualifierFilter || c instanceof TimestampsFilter
-                    || c instanceof io.basalt.client.filter.KeyOnlyFilter || c instanceof io.basalt.client.filter.PageFilter));
-        }
         List<Filter> out = new ArrayList<>(rowKeys);
-        out.addAll(state);
+        out.addAll(keyed);
         out.addAll(rest);
         return out;
     }

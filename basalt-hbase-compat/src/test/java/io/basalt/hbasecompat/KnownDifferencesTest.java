@@ -258,18 +258,38 @@ class KnownDifferencesTest {
                 false, List.of("\\x00/f:ab@4=12", "b/f:b@4=x"), List.of("b/f:b@4=x"), List.of());
     }
 
-    /** AND_STOPS_AT_FIRST_EXCLUSION: HBase asks ColumnCountGetFilter only about {@code b}, past the page's offset. */
+    /** Settled (was AND_STOPS_AT_FIRST_EXCLUSION): both ask ColumnCountGetFilter only about {@code b}, past the page's offset. */
     @Example
-    void mustPassAllStopsAskingAtTheFirstExclusionInHBase() {
-        differs(FilterList.all(new ColumnPaginationFilter(1, b("b")), new ColumnCountGetFilter(1)), false,
-                List.of("r/f:ab@3=12", "r/f:b@1=X1"), List.of("r/f:b@1=X1"), List.of());
+    void mustPassAllStopsAskingAtTheFirstExclusion() {
+        Filter filter = FilterList.all(new ColumnPaginationFilter(1, b("b")), new ColumnCountGetFilter(1));
+        List<String> rows = List.of("r/f:ab@3=12", "r/f:b@1=X1");
+        differs(filter, false, rows, List.of("r/f:b@1=X1"), List.of("r/f:b@1=X1"));
+        assertThat(realReader(rows, filter, false)).containsExactly("r/f:b@1=X1");
     }
 
-    /** SKIP_DISTANCE: Basalt's FamilyFilter leaves family f, so the page never counts {@code f:a}. */
+    /**
+     * AND_ROW_CELLS: the range filter rejects row {@code b} cell by cell in HBase, so the WHILE
+     * before it sees {@code b/f:} (below its column range) and ends the scan; Basalt's list
+     * rejects the row by its key and the WHILE never sees it.
+     */
     @Example
-    void aLaterFilterSkipsFurtherInBasalt() {
-        differs(FilterList.all(new ColumnPaginationFilter(1, 2), new FamilyFilter(CompareOperator.EQUAL, new SubstringComparator("g"))),
-                false, List.of("r/f:@4=x", "r/f:a@3=y", "r/g:ab@4=z"), List.of("r/g:ab@4=z"), List.of());
+    void filtersBeforeARowFilterSeeTheRowsItRejectsInHBase() {
+        differs(FilterList.all(new WhileMatchFilter(new ColumnRangeFilter(b("a"), true, b(""), true)),
+                new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("bca"), false, b(""), false)))), false,
+                List.of("b/f:@1=1", "cca/f:a@1="), List.of(), List.of("cca/f:a@1="));
+    }
+
+    /**
+     * Settled (was SKIP_DISTANCE): the page excludes {@code f:} first, so the family filter's
+     * longer skip is not asked for; the page then counts {@code f:a} and includes {@code g:ab}.
+     */
+    @Example
+    void aLaterFilterIsNotAskedAfterAnExclusion() {
+        Filter filter = FilterList.all(new ColumnPaginationFilter(1, 2), new FamilyFilter(CompareOperator.EQUAL,
+                new SubstringComparator("g")));
+        List<String> rows = List.of("r/f:@4=x", "r/f:a@3=y", "r/g:ab@4=z");
+        differs(filter, false, rows, List.of("r/g:ab@4=z"), List.of("r/g:ab@4=z"));
+        assertThat(realReader(rows, filter, false)).containsExactly("r/g:ab@4=z");
     }
 
     /** Settled (was SKIP_DISTANCE): both QualifierFilters step, so SKIP sees (and fails on) the older version {@code g:''@2}. */
@@ -361,12 +381,17 @@ class KnownDifferencesTest {
                 List.of("c/g:ab@1=12"), List.of("c/g:ab@1="));
     }
 
-    /** OR_REASKS_SKIPPED_CELLS: Basalt shows the nested list {@code g:a}, which its prefix filter had sought past. */
+    /**
+     * Settled (was OR_REASKS_SKIPPED_CELLS): the OR remembers that the nested list sought past
+     * {@code g:a} and does not show it that cell, so its page counts only {@code g:c}.
+     */
     @Example
-    void orReasksAFilterAboutCellsItSkippedInBasalt() {
-        differs(FilterList.one(new ValueFilter(CompareOperator.EQUAL, new NullComparator()),
-                FilterList.all(new ColumnPaginationFilter(1, 1), new MultipleColumnPrefixFilter(List.of(b("c"))))), false,
-                List.of("a/g:@4=12", "a/g:a@5=", "a/g:c@3=X1"), List.of("a/g:c@3=X1"), List.of());
+    void orDoesNotReaskAFilterAboutCellsItSkipped() {
+        Filter filter = FilterList.one(new ValueFilter(CompareOperator.EQUAL, new NullComparator()),
+                FilterList.all(new ColumnPaginationFilter(1, 1), new MultipleColumnPrefixFilter(List.of(b("c")))));
+        List<String> rows = List.of("a/g:@4=12", "a/g:a@5=", "a/g:c@3=X1");
+        differs(filter, false, rows, List.of("a/g:c@3=X1"), List.of("a/g:c@3=X1"));
+        assertThat(realReader(rows, filter, false)).containsExactly("a/g:c@3=X1");
     }
 
     /** Settled (was SEEK_PAST_EXCLUSIVE_MIN): both seek to {@code a} and step over it, and the page counts it. */
@@ -456,6 +481,57 @@ class KnownDifferencesTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** HBase, the census's walk and the store itself all return {@code expected}. */
+    private static void agrees(Filter filter, boolean reversed, int versions, List<String> rows, List<String> expected) {
+        Case c = new Case(kvs(rows), filter, reversed, versions);
+        assertThat(Differ.hbase(c)).as("HBase on %s", filter).containsExactlyElementsOf(expected);
+        assertThat(Differ.basalt(c)).as("Basalt's walk on %s", filter).containsExactlyElementsOf(expected);
+        assertThat(realReader(rows, filter, reversed, versions)).as("the store on %s", filter)
+                .containsExactlyElementsOf(expected);
+    }
+
+    /**
+     * Settled: a filter's "next row" ends the row in its family only (one store scanner in HBase),
+     * so the value filter still finds its column in {@code g} and drops the row.
+     */
+    @Example
+    void nextRowEndsTheRowInTheFamilyOnly() {
+        agrees(FilterList.all(new SingleColumnValueFilter(b("g"), b("a"), CompareOperator.GREATER_OR_EQUAL,
+                new SubstringComparator("12"), false, false), new FirstKeyOnlyFilter()), false, 2,
+                List.of("b/f:@4=x", "b/f:@1=X1", "b/g:a@1=X1"), List.of());
+    }
+
+    /**
+     * Settled: under an OR a seek ranks below a move to the next column, so the list includes
+     * {@code g:a@4} and steps; the first-key filter then fails the SKIP on {@code g:a@2}.
+     */
+    @Example
+    void anOrStepsWhenASeekMeetsAnotherSkip() {
+        agrees(FilterList.all(new SkipFilter(new FirstKeyOnlyFilter()), FilterList.one(new ColumnPaginationFilter(2, 0),
+                new ColumnRangeFilter(b("ab"), false, b("b"), true))), false, 3, List.of("ba/g:a@4=", "ba/g:a@2=12"), List.of());
+    }
+
+    /**
+     * Settled: a SkipFilter's seek has no hint, yet wins in an AND, which then steps: the column
+     * count sees all three versions of {@code g:a}, passes its limit and ends the scan.
+     */
+    @Example
+    void aSeekWithoutAHintSteps() {
+        agrees(FilterList.all(new ColumnCountGetFilter(2), new SkipFilter(new MultipleColumnPrefixFilter(List.of(b("ab"), b("b"))))),
+                false, 2, List.of("\\x00ab/g:a@5=ab", "\\x00ab/g:a@2=x", "\\x00ab/g:a@1=", "abb/g:b@1=ab"), List.of());
+    }
+
+    /**
+     * Settled: a column count counts every cell it is asked about; a reversed scan steps through
+     * {@code f:}'s versions (it cannot seek to the page's column offset), so the count passes its
+     * limit inside row {@code cca} and nothing of family f is returned after.
+     */
+    @Example
+    void aColumnCountCountsEveryCellItIsAsked() {
+        agrees(FilterList.all(new ColumnCountGetFilter(2), new ColumnPaginationFilter(3, b("ab"))), true, 2,
+                List.of("bb/f:ab@1=x", "cca/f:@5=1", "cca/f:@3=1", "cca/f:@2="), List.of());
+    }
 
     private static void differs(Filter filter, boolean reversed, List<String> rows, List<String> hbase, List<String> basalt) {
         Case c = new Case(kvs(rows), filter, reversed, 3);
