@@ -363,7 +363,7 @@ final class RegionScanner implements AutoCloseable {
                         if (ScanFilter.included(code)) {
                             if (returnedVersions < maxVersions) {
                                 returnedVersions++;
-                                out.add(cell);
+                                out.add(filter.transformCell(cell)); // HBase rewrites a cell as it is kept
                             } else {
                                 // One more than the query's count: dropped, and the column is done
                                 // (HBase's UserScanQueryMatcher, versionsAfterFilter).

@@ -166,22 +166,16 @@ abstract class ScanFilter {
     }
 
     /**
-     * At the end of an included row that kept cells: {@link #pruneRow} removes cells (HBase's
+     * At the end of an included row that kept cells (each already {@link #transformCell}ed, as
+     * HBase transforms a cell when it is kept): {@link #pruneRow} removes cells (HBase's
      * {@code filterRowCells}); if any are left, {@link #rowExcluded} may drop the row
      * ({@code filterRow}, which a {@code PageFilter} counts in, so a row pruned empty is not
-     * counted, as in HBase); a row kept is {@link #transform}ed. HBase transforms each cell as it
-     * is kept, before pruning; the results are the same as long as pruning goes by family and
-     * qualifier, which transforms keep. {@code cells} is empty afterwards when the row is dropped.
+     * counted, as in HBase). {@code cells} is empty afterwards when the row is dropped.
      */
     final void finishRow(List<Cell> cells) {
         pruneRow(cells);
-        if (cells.isEmpty()) {
-            return;
-        }
-        if (rowExcluded()) {
+        if (!cells.isEmpty() && rowExcluded()) {
             cells.clear();
-        } else {
-            transform(cells);
         }
     }
 
@@ -193,8 +187,14 @@ abstract class ScanFilter {
         return false;
     }
 
-    /** Rewrites each cell of a kept row in place (HBase's {@code transformCell}). */
-    void transform(List<Cell> cells) {}
+    /**
+     * Rewrites a cell the last {@link #cell} call kept (HBase's {@code transformCell}), right
+     * after that call: a list that needs one filter to pass rewrites it only through the filters
+     * that kept it. By default the cell is kept as it is.
+     */
+    Cell transformCell(Cell cell) {
+        return cell;
+    }
 
     /** Whether no later row can pass. */
     boolean stopped() {
@@ -798,15 +798,12 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
-            for (int i = 0; i < cells.size(); i++) {
-                Cell c = cells.get(i);
-                byte[] value = Bytes.EMPTY;
-                if (lengthAsValue) {
-                    value = java.nio.ByteBuffer.allocate(4).putInt((int) c.value().byteSize()).array();
-                }
-                cells.set(i, Cell.of(c.rowBytes(), c.familyBytes(), c.qualifierBytes(), c.timestamp(), c.type(), value));
+        Cell transformCell(Cell c) {
+            byte[] value = Bytes.EMPTY;
+            if (lengthAsValue) {
+                value = java.nio.ByteBuffer.allocate(4).putInt((int) c.value().byteSize()).array();
             }
+            return Cell.of(c.rowBytes(), c.familyBytes(), c.qualifierBytes(), c.timestamp(), c.type(), value);
         }
     }
 
@@ -1035,8 +1032,8 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
-            inner.transform(cells);
+        Cell transformCell(Cell cell) {
+            return inner.transformCell(cell);
         }
 
         @Override
@@ -1099,8 +1096,8 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
-            inner.transform(cells);
+        Cell transformCell(Cell cell) {
+            return inner.transformCell(cell);
         }
 
         @Override
@@ -1254,10 +1251,11 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
+        Cell transformCell(Cell cell) {
             for (ScanFilter child : children) {
-                child.transform(cells);
+                cell = child.transformCell(cell);
             }
+            return cell;
         }
 
         @Override
@@ -1296,6 +1294,8 @@ abstract class ScanFilter {
         private final byte[][] lastQualifier;
         private final int[] lastCode;
         private final byte[][] lastHint;
+        /** Per child, whether it kept the last cell asked about: only those rewrite it ({@link #transformCell}). */
+        private final boolean[] keptNow;
         /** Per child, for the current row: it let the key through and has not finished with the row. */
         private final boolean[] active;
         /** Per child, for the current row: it let the key through. */
@@ -1312,6 +1312,7 @@ abstract class ScanFilter {
             this.lastQualifier = new byte[children.size()][];
             this.lastCode = new int[children.size()];
             this.lastHint = new byte[children.size()][];
+            this.keptNow = new boolean[children.size()];
         }
 
         /** Forgets the children's last answers: a new row. */
@@ -1416,6 +1417,7 @@ abstract class ScanFilter {
             boolean hintless = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
+                keptNow[i] = false;
                 if (!active[i] || child.allRemaining()) { // HBase's list asks no filter that has ended
                     continue;
                 }
@@ -1429,6 +1431,7 @@ abstract class ScanFilter {
                     hint = lastHint[i];
                 }
                 include |= included(code);
+                keptNow[i] = included(code);
                 int l = level(code);
                 if (l == NEXT_ROW) {
                     active[i] = false;
@@ -1483,12 +1486,13 @@ abstract class ScanFilter {
         }
 
         @Override
-        void transform(List<Cell> cells) {
+        Cell transformCell(Cell cell) {
             for (int i = 0; i < children.size(); i++) {
-                if (admitted[i]) {
-                    children.get(i).transform(cells);
+                if (keptNow[i]) {
+                    cell = children.get(i).transformCell(cell);
                 }
             }
+            return cell;
         }
 
         @Override

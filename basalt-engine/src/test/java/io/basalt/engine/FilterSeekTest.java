@@ -328,7 +328,7 @@ class FilterSeekTest {
                 int level = ScanFilter.level(code);
                 if (ScanFilter.included(code)) {
                     if (versions < maxVersions) {
-                        kept.add(cell);
+                        kept.add(f.transformCell(cell));
                         versions++;
                     } else { // the query has its versions of this column: one more kept is dropped and ends it
                         level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;

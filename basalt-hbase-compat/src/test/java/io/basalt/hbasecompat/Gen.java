@@ -304,15 +304,13 @@ final class Gen {
 
     /**
      * One filter of any kind but a list or wrapper. In the default mode, under an OR list, none
-     * that decides or rewrites the row as a whole (PageFilter: OR_ROW_DECISION; KeyOnlyFilter:
-     * OR_TRANSFORMS_PER_CELL; the single column value filters: VALUE_FILTER_UNDER_OR), and no
-     * column count (COLUMN_COUNT_UNDER_OR).
+     * that decides the row as a whole (PageFilter: OR_ROW_DECISION; the single column value
+     * filters: VALUE_FILTER_UNDER_OR), and no column count (COLUMN_COUNT_UNDER_OR).
      */
     Filter leaf(boolean underOr) {
         while (true) {
             Filter f = anyLeaf(underOr);
-            if (strict || !underOr || !(f instanceof PageFilter || f instanceof KeyOnlyFilter
-                    || f instanceof ColumnCountGetFilter)) {
+            if (strict || !underOr || !(f instanceof PageFilter || f instanceof ColumnCountGetFilter)) {
                 return f;
             }
         }

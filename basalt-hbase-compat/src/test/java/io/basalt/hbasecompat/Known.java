@@ -113,9 +113,6 @@ import java.util.function.Predicate;
  *       SEEK_NEXT_USING_HINT, and the store seeks to its next candidate row, past rows Basalt
  *       reads (Basalt's row-key filters decide at the row's start, and its list skips only as far
  *       as every filter agrees). Outside an OR, Basalt closes families as HBase does.</li>
- *   <li>OR_TRANSFORMS_PER_CELL: HBase's MUST_PASS_ONE list transforms a cell only through the
- *       filters that included that cell; Basalt applies every admitted filter's transform
- *       (KeyOnlyFilter) to every kept cell.</li>
  * </ul>
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
@@ -219,9 +216,6 @@ final class Known {
         if (or) {
             if (f instanceof io.basalt.client.filter.PageFilter) {
                 out.add("OR_ROW_DECISION");
-            }
-            if (f instanceof io.basalt.client.filter.KeyOnlyFilter) {
-                out.add("OR_TRANSFORMS_PER_CELL");
             }
             if (f instanceof ColumnCountGetFilter) {
                 out.add("COLUMN_COUNT_UNDER_OR");
