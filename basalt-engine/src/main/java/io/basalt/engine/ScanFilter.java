@@ -300,17 +300,22 @@ abstract class ScanFilter {
     // ------------------------------------------------------------------ row filters
 
     /**
-     * A filter that judges row keys, and whose answer for the cells of a row it was not shown the
-     * key of (inside a {@link SkipRow}, see {@link #resetRow}) is {@link #unjudgedCell}; the cells
-     * of a row whose key it judged pass.
+     * A filter that judges row keys. It answers the cells of a row whose key it judged with a
+     * pass, and those of a row it was not shown the key of (inside a {@link SkipRow}, see {@link
+     * #resetRow}) with {@link #unjudgedCell}. Its row-end answer ({@link #rowExcluded}, HBase's
+     * {@code filterRow}) is by default whether it rejected the key: a list that needs one filter
+     * to pass asks even the filters that rejected the row's key.
      */
     private abstract static class KeyFilter extends ScanFilter {
         private boolean judged;
+        private boolean rejected;
 
         @Override
         final int startRow(byte[] row) {
             judged = true;
-            return judgeKey(row);
+            int decision = judgeKey(row);
+            rejected = decision != ROW_INCLUDE;
+            return decision;
         }
 
         abstract int judgeKey(byte[] row);
@@ -318,6 +323,7 @@ abstract class ScanFilter {
         @Override
         final void resetRow() {
             judged = false;
+            rejected = false;
         }
 
         @Override
@@ -326,16 +332,29 @@ abstract class ScanFilter {
         }
 
         /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */
-        abstract int unjudgedCell(Cell cell);
+        int unjudgedCell(Cell cell) {
+            return INCLUDE;
+        }
 
         @Override
-        final boolean hinting() {
-            return true; // HBase's prefix, fuzzy and range filters are
+        boolean rowExcluded() {
+            return judged && rejected;
         }
     }
 
     /** {@link PrefixFilter}: seeks to the prefix, stops after it. */
     private static final class Prefix extends KeyFilter {
+        @Override
+        boolean hinting() {
+            return true;
+        }
+
+        /** HBase's reset leaves the row filtered until a key matches. */
+        @Override
+        boolean rowExcluded() {
+            return !super.judged || super.rejected;
+        }
+
         private final byte[] prefix;
         private final boolean reversed;
         private byte[] hint;
@@ -404,7 +423,7 @@ abstract class ScanFilter {
     }
 
     /** {@link RowFilter}. */
-    private static final class RowCompare extends ScanFilter {
+    private static final class RowCompare extends KeyFilter {
         private final CompareOperator op;
         private final ToIntFunction<MemorySegment> comparator;
 
@@ -414,13 +433,13 @@ abstract class ScanFilter {
         }
 
         @Override
-        int startRow(byte[] row) {
+        int judgeKey(byte[] row) {
             return op.passes(comparator.applyAsInt(MemorySegment.ofArray(row))) ? ROW_INCLUDE : ROW_SKIP;
         }
     }
 
     /** {@link RandomRowFilter}. */
-    private static final class RandomRow extends ScanFilter {
+    private static final class RandomRow extends KeyFilter {
         private final float chance;
         private final RandomGenerator random;
 
@@ -430,7 +449,7 @@ abstract class ScanFilter {
         }
 
         @Override
-        int startRow(byte[] row) {
+        int judgeKey(byte[] row) {
             return random.nextFloat() < chance ? ROW_INCLUDE : ROW_SKIP;
         }
 
@@ -471,6 +490,20 @@ abstract class ScanFilter {
 
     /** {@link FuzzyRowFilter}: forward, seeks to the smallest row after the current one that a rule can match. */
     private static final class FuzzyRow extends KeyFilter {
+        @Override
+        boolean hinting() {
+            return true;
+        }
+
+        /**
+         * Whether the row just rejected has no matching row after it. The filter ends the scan
+         * only once its next-row hint is taken ({@link #rowHint}), as HBase's ends when its
+         * getNextCellHint finds no next row: a list that passes the row because another filter
+         * keeps it never asks for the hint, so there the filter goes on judging (and rejecting)
+         * rows.
+         */
+        private boolean noNext;
+
         private final List<FuzzyRowFilter.Rule> rules;
         private final boolean reversed;
         private byte[] hint;
@@ -495,6 +528,10 @@ abstract class ScanFilter {
         @Override
         int judgeKey(byte[] row) {
             hint = null;
+            noNext = false;
+            if (done) {
+                return ROW_STOP;
+            }
             for (FuzzyRowFilter.Rule rule : rules) {
                 if (matches(row, rule.row(), rule.mask())) {
                     return ROW_INCLUDE;
@@ -509,10 +546,7 @@ abstract class ScanFilter {
                     hint = next;
                 }
             }
-            if (hint == null) {
-                done = true;
-                return ROW_STOP;
-            }
+            noNext = hint == null;
             return ROW_SKIP;
         }
 
@@ -567,6 +601,9 @@ abstract class ScanFilter {
 
         @Override
         byte[] rowHint() {
+            if (noNext) {
+                done = true;
+            }
             return hint;
         }
 
@@ -578,6 +615,17 @@ abstract class ScanFilter {
 
     /** {@link MultiRowRangeFilter} over sorted, disjoint, half-open ranges. */
     private static final class RowRanges extends KeyFilter {
+        @Override
+        boolean hinting() {
+            return true;
+        }
+
+        /** HBase's range filter has no row-end answer of its own: it never drops a row there. */
+        @Override
+        boolean rowExcluded() {
+            return false;
+        }
+
         private final byte[][] lows;
         private final byte[][] highs; // empty: to the end
         private final boolean reversed;
@@ -1007,12 +1055,16 @@ abstract class ScanFilter {
             inner.resetRow();
         }
 
+        /**
+         * The inner filter's answer, unchanged, as HBase's: what ends the row and the scan is
+         * {@link #allRemaining}, which the reader and the lists act on (a SkipFilter around this
+         * one hides it, and then the answer alone counts).
+         */
         @Override
         int cell(Cell cell) {
             int code = inner.cell(cell);
             if (code != INCLUDE) {
                 done = true;
-                return (code & INCLUDE) | NEXT_ROW;
             }
             return code;
         }
@@ -1276,9 +1328,10 @@ abstract class ScanFilter {
 
     /**
      * {@link FilterList.Operator#MUST_PASS_ONE}: a cell or row passes if any filter passes it. Only
-     * the filters that let the row's key through judge its cells, and a filter done with the row
-     * (it said next row) judges no more of them; the reader skips only as far as the filter that
-     * skips least.
+     * the filters that let the row's key through judge its cells, and none is asked again about
+     * what its last answer skipped (a filter done with the row is asked again in the row's next
+     * family, as HBase's store scanners go on there); the reader skips only as far as the filter
+     * that skips least.
      */
     private static final class One extends ScanFilter {
         private final List<ScanFilter> children;
@@ -1296,8 +1349,10 @@ abstract class ScanFilter {
         private final byte[][] lastHint;
         /** Per child, whether it kept the last cell asked about: only those rewrite it ({@link #transformCell}). */
         private final boolean[] keptNow;
-        /** Per child, for the current row: it let the key through and has not finished with the row. */
-        private final boolean[] active;
+        /** Per child, whether it skipped the current row's key. */
+        private final boolean[] skipped;
+        /** Cells of the current row asked about so far. */
+        private int cellsAsked;
         /** Per child, for the current row: it let the key through. */
         private final boolean[] admitted;
         private byte[] rowHint;
@@ -1306,13 +1361,13 @@ abstract class ScanFilter {
         One(List<ScanFilter> children, boolean reversed) {
             this.children = children;
             this.reversed = reversed;
-            this.active = new boolean[children.size()];
             this.admitted = new boolean[children.size()];
             this.lastFamily = new byte[children.size()][];
             this.lastQualifier = new byte[children.size()][];
             this.lastCode = new int[children.size()];
             this.lastHint = new byte[children.size()][];
             this.keptNow = new boolean[children.size()];
+            this.skipped = new boolean[children.size()];
         }
 
         /** Forgets the children's last answers: a new row. */
@@ -1355,26 +1410,38 @@ abstract class ScanFilter {
             }
             rowHint = null;
             forgetAnswers();
+            cellsAsked = 0;
             boolean any = false;
             boolean allStop = true;
             boolean hintless = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
-                int d = child.stopped() ? ROW_STOP : child.startRow(row);
-                admitted[i] = active[i] = d == ROW_INCLUDE;
+                int d;
+                if (child.stopped()) {
+                    child.resetRow(); // HBase resets every filter each row, and asks no ended one about the key
+                    d = ROW_STOP;
+                } else {
+                    d = child.startRow(row);
+                }
+                admitted[i] = d == ROW_INCLUDE;
                 any |= d == ROW_INCLUDE;
                 allStop &= d == ROW_STOP;
-                if (d == ROW_SKIP) {
-                    byte[] h = child.rowHint();
+                skipped[i] = d == ROW_SKIP;
+            }
+            if (any) {
+                return ROW_INCLUDE;
+            }
+            // Only now are the skipping filters' hints taken (HBase asks for hints only when the
+            // list seeks, which is when no filter passes the row).
+            for (int i = 0; i < children.size(); i++) {
+                if (skipped[i]) {
+                    byte[] h = children.get(i).rowHint();
                     if (h == null) {
                         hintless = true;
                     } else if (rowHint == null || further(h, rowHint, reversed) == rowHint) {
                         rowHint = h; // any filter may pass: go only as far as the nearest says
                     }
                 }
-            }
-            if (any) {
-                return ROW_INCLUDE;
             }
             if (allStop) {
                 return ROW_STOP;
@@ -1389,9 +1456,10 @@ abstract class ScanFilter {
         void resetRow() {
             rowHint = null;
             forgetAnswers();
+            cellsAsked = 0;
             for (int i = 0; i < children.size(); i++) {
                 children.get(i).resetRow();
-                admitted[i] = active[i] = true;
+                admitted[i] = true;
             }
         }
 
@@ -1404,6 +1472,17 @@ abstract class ScanFilter {
         int cell(Cell cell) {
             if (children.isEmpty()) {
                 return INCLUDE;
+            }
+            // HBase's list asks a filter that rejected the row's key about its cells too; a fuzzy
+            // filter answers the first with a seek, and from the second cell on the list asks for
+            // its hint to see whether the cell lies before it, which ends the filter when no row
+            // can match any more. Taking the skipped filters' hints does the same here.
+            if (cellsAsked++ == 1) {
+                for (int i = 0; i < children.size(); i++) {
+                    if (skipped[i]) {
+                        children.get(i).rowHint();
+                    }
+                }
             }
             // HBase's MUST_PASS_ONE: the cell is kept if any filter keeps it, and the list skips
             // as little as any filter asks; a seek ranks below every other skip (with one, the
@@ -1418,7 +1497,7 @@ abstract class ScanFilter {
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
                 keptNow[i] = false;
-                if (!active[i] || child.allRemaining()) { // HBase's list asks no filter that has ended
+                if (!admitted[i] || child.allRemaining()) { // HBase's list asks no filter that has ended
                     continue;
                 }
                 int code = remembered(i, cell);
@@ -1433,9 +1512,6 @@ abstract class ScanFilter {
                 include |= included(code);
                 keptNow[i] = included(code);
                 int l = level(code);
-                if (l == NEXT_ROW) {
-                    active[i] = false;
-                }
                 if (l != SEEK) {
                     others = true;
                     level = Math.min(level, l);
@@ -1462,26 +1538,30 @@ abstract class ScanFilter {
             return columnHint;
         }
 
+        /**
+         * As HBase's MUST_PASS_ONE: the filters in order, until one keeps the row; so a filter
+         * after one that keeps it is not asked (a page does not count the row), and a filter that
+         * rejected the row's key answers too (a range or stop filter, which keeps rows at their
+         * end, keeps a row a value filter rejected).
+         */
         @Override
         boolean rowExcluded() {
             if (children.isEmpty()) {
                 return false;
             }
-            boolean all = true;
-            for (int i = 0; i < children.size(); i++) {
-                if (admitted[i]) {
-                    all &= children.get(i).rowExcluded();
+            for (ScanFilter child : children) {
+                if (!child.rowExcluded()) {
+                    return false;
                 }
             }
-            return all;
+            return true;
         }
 
+        /** Every filter prunes, even one that rejected the row's key (HBase's list runs them all). */
         @Override
         void pruneRow(List<Cell> cells) {
-            for (int i = 0; i < children.size(); i++) {
-                if (admitted[i]) {
-                    children.get(i).pruneRow(cells);
-                }
+            for (ScanFilter child : children) {
+                child.pruneRow(cells);
             }
         }
 

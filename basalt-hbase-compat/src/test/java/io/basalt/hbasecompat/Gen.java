@@ -303,24 +303,20 @@ final class Gen {
     }
 
     /**
-     * One filter of any kind but a list or wrapper. In the default mode, under an OR list, none
-     * that decides the row as a whole (PageFilter: OR_ROW_DECISION; the single column value
-     * filters: VALUE_FILTER_UNDER_OR), and no column count (COLUMN_COUNT_UNDER_OR).
+     * One filter of any kind but a list or wrapper. In the default mode, under an OR list, no
+     * column count (COLUMN_COUNT_UNDER_OR).
      */
     Filter leaf(boolean underOr) {
         while (true) {
-            Filter f = anyLeaf(underOr);
-            if (strict || !underOr || !(f instanceof PageFilter || f instanceof ColumnCountGetFilter)) {
+            Filter f = anyLeaf();
+            if (strict || !underOr || !(f instanceof ColumnCountGetFilter)) {
                 return f;
             }
         }
     }
 
-    private Filter anyLeaf(boolean underOr) {
-        int kind;
-        do {
-            kind = random.nextInt(21);
-        } while (!strict && underOr && (kind == 8 || kind == 9)); // VALUE_FILTER_UNDER_OR
+    private Filter anyLeaf() {
+        int kind = random.nextInt(21);
         boolean latestOnly = random.nextBoolean();
         return switch (kind) {
             case 0 -> new PrefixFilter(random.nextInt(8) == 0 ? new byte[0] : prefixOf(row()));

@@ -96,17 +96,6 @@ import java.util.function.Predicate;
  *       Basalt's list judges the key once and seeks past the row. (How the list asks its filters
  *       about a cell is settled: Basalt's stops at the first that excludes it, asks the hinting
  *       filters after it and lets a seek win, as HBase's does since HBASE-20565.)</li>
- *   <li>VALUE_FILTER_UNDER_OR: under an OR HBase asks every filter's filterRow in turn until one
- *       answers false, and filters that rejected the row by key or have ended
- *       (MultiRowRangeFilter, InclusiveStopFilter, a FuzzyRowFilter with no next row) answer
- *       false, which keeps a row the value filter rejected; and it runs every filter's
- *       filterRowCells, so a SingleColumnValueExcludeFilter below a list that rejected the row
- *       still removes its column. Basalt's OR asks only the filters that let the row's key
- *       through. (The value filter's NEXT_ROW answers for the cells after its column fails, which
- *       an OR acts on, are settled: Basalt's answers the same.)</li>
- *   <li>OR_ROW_DECISION: the same order under an OR makes a PageFilter after a filter that keeps
- *       the row (or answers false, as InclusiveStopFilter does after its stop row) never count
- *       it; Basalt's OR asks every filter that let the key through, so its PageFilter counts.</li>
  *   <li>COLUMN_COUNT_UNDER_OR: HBase's MUST_PASS_ONE list stops asking a filter whose
  *       filterAllRemaining holds, so once a ColumnCountGetFilter passes its limit the list answers
  *       with its other filters alone: a FuzzyRowFilter that rejected the row answers
@@ -214,14 +203,8 @@ final class Known {
 
     private static void underOr(Filter f, boolean or, List<String> out) {
         if (or) {
-            if (f instanceof io.basalt.client.filter.PageFilter) {
-                out.add("OR_ROW_DECISION");
-            }
             if (f instanceof ColumnCountGetFilter) {
                 out.add("COLUMN_COUNT_UNDER_OR");
-            }
-            if (f instanceof SingleColumnValueFilter || f instanceof SingleColumnValueExcludeFilter) {
-                out.add("VALUE_FILTER_UNDER_OR");
             }
             if (f instanceof SkipFilter) {
                 out.add("SKIP_WRAPS_CELLS_ONLY");

@@ -315,19 +315,38 @@ class KnownDifferencesTest {
         assertThat(realReader(rows, filter, false)).isEmpty();
     }
 
-    /** VALUE_FILTER_UNDER_OR: the range filter, which rejected the row, answers filterRow false, and keeps it. */
+    /**
+     * Settled (was VALUE_FILTER_UNDER_OR): the range filter, which rejected the row's key, is asked
+     * at the row's end too and answers that it keeps the row, so the OR keeps it.
+     */
     @Example
-    void rowRejectedByARangeIsKeptUnderAnOrInHBase() {
-        differs(FilterList.one(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("aba"), true, b("cb"), false))),
+    void rowRejectedByARangeIsKeptUnderAnOr() {
+        agrees(FilterList.one(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("aba"), true, b("cb"), false))),
                 new SingleColumnValueFilter(b("f"), b("ab"), CompareOperator.GREATER_OR_EQUAL, new RegexStringComparator("a|b"),
-                        false, false)), false, List.of("a/f:ab@2=1"), List.of("a/f:ab@2=1"), List.of());
+                        false, false)), false, 3, List.of("a/f:ab@2=1"), List.of("a/f:ab@2=1"));
     }
 
-    /** OR_ROW_DECISION: HBase stops asking filterRow at InclusiveStopFilter's false, so the page never counts. */
+    /**
+     * Settled: under an OR the fuzzy filter is asked about both cells of {@code bab}; at the
+     * second the list takes its hint, which finds no next row and ends the filter. At {@code
+     * ccc}'s end the ended filter answers first, and it keeps the row (a filter that has ended
+     * rejects no row at its end).
+     */
     @Example
-    void pageUnderAnOrCountsInBasaltOnly() {
-        differs(FilterList.one(new InclusiveStopFilter(b("a")), new PageFilter(1)), false, List.of("b/f:a@1=x", "c/f:a@1=y"),
-                List.of("b/f:a@1=x", "c/f:a@1=y"), List.of("b/f:a@1=x"));
+    void fuzzyUnderAnOrEndsWhenItsHintIsTaken() {
+        agrees(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("aaa"), new byte[] {0, 0, 1}))),
+                new SingleColumnValueExcludeFilter(b("f"), b(""), CompareOperator.EQUAL, new RegexStringComparator("."), true, false)),
+                false, 3, List.of("bab/g:b@3=x", "bab/g:b@2=y", "ccc/f:ab@2=z"), List.of("ccc/f:ab@2=z"));
+    }
+
+    /**
+     * Settled (was OR_ROW_DECISION): the OR stops asking at the row's end at InclusiveStopFilter's
+     * answer that keeps the row, so the page never counts and every row passes.
+     */
+    @Example
+    void aPageAfterAFilterThatKeepsTheRowDoesNotCountUnderAnOr() {
+        agrees(FilterList.one(new InclusiveStopFilter(b("a")), new PageFilter(1)), false, 3, List.of("b/f:a@1=x", "c/f:a@1=y"),
+                List.of("b/f:a@1=x", "c/f:a@1=y"));
     }
 
     /**
