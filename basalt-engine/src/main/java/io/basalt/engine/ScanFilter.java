@@ -1199,14 +1199,27 @@ abstract class ScanFilter {
             this.reversed = reversed;
         }
 
+        /**
+         * Every filter starts the row (HBase resets them all); a filter that had already ended
+         * stops the list before the rest judge the key (they are only reset), one that ends at
+         * this key lets the rest judge it, as HBase's MUST_PASS_ALL does.
+         */
         @Override
         int startRow(byte[] row) {
             rowHint = null;
             int decision = ROW_INCLUDE;
-            for (ScanFilter child : children) {
-                int d = child.startRow(row);
-                if (d == ROW_STOP) {
+            for (int i = 0; i < children.size(); i++) {
+                ScanFilter child = children.get(i);
+                if (child.stopped()) {
+                    for (int j = i; j < children.size(); j++) {
+                        children.get(j).resetRow();
+                    }
                     return ROW_STOP;
+                }
+                int d = child.startRow(row);
+                if (d == ROW_STOP || decision == ROW_STOP) {
+                    decision = ROW_STOP;
+                    continue;
                 }
                 if (d == ROW_SKIP) {
                     decision = ROW_SKIP;

@@ -237,11 +237,11 @@ final class Gen {
             return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth, false))
                     : new SkipFilter(node(depth + 1, maxDepth, false));
         }
-        if (underOr) { // SKIP_WRAPS_CELLS_ONLY, WHILE_ROW_KEY_IN_LIST: neither wrapper under an OR
-            return leaf(true);
-        }
-        if (random.nextBoolean()) { // WHILE_ROW_KEY_IN_LIST: in a list, WHILE wraps cells only
-            return new WhileMatchFilter(cellNode(depth + 1, maxDepth));
+        if (random.nextBoolean()) {
+            if (underOr) { // WHILE_ROW_KEY_IN_LIST: no WHILE under an OR
+                return leaf(true);
+            }
+            return new WhileMatchFilter(cellNode(depth + 1, maxDepth)); // WHILE_ROW_KEY_IN_LIST: in a list, cells only
         }
         return new SkipFilter(node(depth + 1, maxDepth, false));
     }

@@ -80,10 +80,6 @@ import java.util.function.Predicate;
  *       multi-line {@code ^} never matches at the end of the input (so not in the empty value),
  *       RE2's does; RE2's case-insensitive matching folds non-ASCII letters, Java's (without
  *       UNICODE_CASE, as HBase compiles) does not.</li>
- *   <li>SKIP_WRAPS_CELLS_ONLY: under an OR, HBase's SkipFilter keeps answering for a row it has
- *       failed, so the list can keep cells Basalt's drops. (Outside an OR settled: Basalt's SKIP
- *       passes only cells, transforms and the row reset to its filter, as HBase's does, and
- *       drops the row on any answer but a plain include.)</li>
  *   <li>WHILE_ROW_KEY_IN_LIST: HBase's MultiRowRangeFilter, FuzzyRowFilter and a PrefixFilter
  *       before its prefix reject a row cell by cell, not by key; a WHILE around one in a list is
  *       asked only about the cells the list's earlier filters let through, so it may never see
@@ -205,9 +201,6 @@ final class Known {
         if (or) {
             if (f instanceof ColumnCountGetFilter) {
                 out.add("COLUMN_COUNT_UNDER_OR");
-            }
-            if (f instanceof SkipFilter) {
-                out.add("SKIP_WRAPS_CELLS_ONLY");
             }
             if (f instanceof WhileMatchFilter) {
                 out.add("WHILE_ROW_KEY_IN_LIST");

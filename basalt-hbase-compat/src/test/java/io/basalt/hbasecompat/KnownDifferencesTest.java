@@ -340,6 +340,18 @@ class KnownDifferencesTest {
     }
 
     /**
+     * Settled (was SKIP_WRAPS_CELLS_ONLY under an OR): the SkipFilter fails the row at {@code f:a}
+     * but the OR keeps asking it, and at the row's end the qualifier filter, asked after it,
+     * keeps the row.
+     */
+    @Example
+    void aFailedSkipUnderAnOrLeavesTheRowToTheOthers() {
+        agrees(FilterList.one(new SkipFilter(new ValueFilter(CompareOperator.EQUAL, new BinaryComparator(b("x")))),
+                new QualifierFilter(CompareOperator.EQUAL, new BinaryComparator(b("a")))), false, 3,
+                List.of("r/f:a@1=y", "r/f:b@1=x", "s/f:b@1=y"), List.of("r/f:a@1=y", "r/f:b@1=x"));
+    }
+
+    /**
      * Settled (was OR_ROW_DECISION): the OR stops asking at the row's end at InclusiveStopFilter's
      * answer that keeps the row, so the page never counts and every row passes.
      */
