@@ -92,12 +92,13 @@ import java.util.function.Predicate;
  *       Basalt's list judges the key once and seeks past the row. (How the list asks its filters
  *       about a cell is settled: Basalt's stops at the first that excludes it, asks the hinting
  *       filters after it and lets a seek win, as HBase's does since HBASE-20565.)</li>
- *   <li>COLUMN_COUNT_UNDER_OR: HBase's MUST_PASS_ONE list stops asking a filter whose
- *       filterAllRemaining holds, so once a ColumnCountGetFilter passes its limit the list answers
- *       with its other filters alone: a FuzzyRowFilter that rejected the row answers
- *       SEEK_NEXT_USING_HINT, and the store seeks to its next candidate row, past rows Basalt
- *       reads (Basalt's row-key filters decide at the row's start, and its list skips only as far
- *       as every filter agrees). Outside an OR, Basalt closes families as HBase does.</li>
+ *   <li>COLUMN_COUNT_UNDER_OR: once a ColumnCountGetFilter under a MUST_PASS_ONE list passes its
+ *       limit, both lists stop asking it, and HBase's answers with its other filters alone: a
+ *       FuzzyRowFilter that rejected the row answers each cell with SEEK_NEXT_USING_HINT (HBase's
+ *       fuzzy, prefix and range filters reject rows cell by cell, their filterRowKey passing the
+ *       row), and the store seeks to its next candidate row, past rows Basalt reads (Basalt's
+ *       row-key filters decide at the row's start). AND_ROW_CELLS and WHILE_ROW_KEY_IN_LIST have
+ *       the same cause.</li>
  * </ul>
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
