@@ -599,6 +599,16 @@ abstract class ScanFilter {
             return out;
         }
 
+        /**
+         * Its end of the scan outlasts the row: a list that rejects a row takes the hint, which
+         * ends the filter when no row can match; a row with no visible cell (which HBase never
+         * shows a filter) must not do that.
+         */
+        @Override
+        boolean judgesVisibleRowsOnly() {
+            return true;
+        }
+
         @Override
         byte[] rowHint() {
             if (noNext) {
@@ -1473,6 +1483,7 @@ abstract class ScanFilter {
             for (int i = 0; i < children.size(); i++) {
                 children.get(i).resetRow();
                 admitted[i] = true;
+                skipped[i] = false;
             }
         }
 

@@ -148,6 +148,39 @@ class FilterSeekTest {
     }
 
     /**
+     * A row with no visible cell must not end a fuzzy filter under an OR: when no filter of the
+     * list passes a row, the list takes the fuzzy filter's hint, which ends it when no row can
+     * match any more, and an ended filter keeps every later row at the row's end. A deleted row
+     * {@code b1} once did that, so {@code c} (which both filters reject) was returned, or not,
+     * depending on whether compaction had dropped {@code b1}'s markers.
+     */
+    @net.jqwik.api.Example
+    void aDeletedRowDoesNotEndAFuzzyFilterInAList() throws Exception {
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            table.put(new Put(bytes("b1")).addColumn(bytes("f"), bytes("a"), 1, bytes("x"))).get(30, TimeUnit.SECONDS);
+            table.delete(new Delete(bytes("b1"))).get(30, TimeUnit.SECONDS);
+            table.put(new Put(bytes("c")).addColumn(bytes("f"), bytes("a"), 1, bytes("1"))
+                    .addColumn(bytes("f"), bytes("q"), 1, bytes("bad"))).get(30, TimeUnit.SECONDS);
+            Filter filter = FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes("a?"), new byte[] {0, 1}))),
+                    FilterList.all(new RowFilter(CompareOperator.EQUAL, new BinaryComparator(bytes("c"))),
+                            new SingleColumnValueFilter(bytes("f"), bytes("q"), CompareOperator.EQUAL,
+                                    new BinaryComparator(bytes("good")))));
+            for (boolean flushed : new boolean[] {false, true}) {
+                if (flushed) {
+                    c.admin().flush("t").get(30, TimeUnit.SECONDS);
+                }
+                assertThat(table.scanAll(new Scan().setFilter(filter)).get(30, TimeUnit.SECONDS))
+                        .as("flushed %s", flushed).isEmpty();
+            }
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /**
      * A seek from the empty qualifier cannot be made (family markers sort there), so the reader
      * steps; the columns it steps over must not reach the filter, or a counting filter beside the
      * seeking one counts columns it would not have seen after a seek.
