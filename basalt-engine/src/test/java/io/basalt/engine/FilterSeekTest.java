@@ -122,8 +122,7 @@ class FilterSeekTest {
         seeksNeverChangeWhatAFilterReturns(-1546714550L);
         Path dir = Files.createTempDirectory("basalt-filter-seek");
         try (Connection c = Basalt.open(dir)) {
-            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
-            AsyncTable table = c.table("t");
+            AsyncTable table = tableOfOneFamily(c);
             for (String row : List.of("a", "b", "c")) {
                 table.put(new Put(bytes(row)).addColumn(bytes("f"), bytes("q"), 1, bytes(row))).get(30, TimeUnit.SECONDS);
             }
@@ -158,8 +157,7 @@ class FilterSeekTest {
     void aDeletedRowDoesNotEndAFuzzyFilterInAList() throws Exception {
         Path dir = Files.createTempDirectory("basalt-filter-seek");
         try (Connection c = Basalt.open(dir)) {
-            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
-            AsyncTable table = c.table("t");
+            AsyncTable table = tableOfOneFamily(c);
             table.put(new Put(bytes("b1")).addColumn(bytes("f"), bytes("a"), 1, bytes("x"))).get(30, TimeUnit.SECONDS);
             table.delete(new Delete(bytes("b1"))).get(30, TimeUnit.SECONDS);
             table.put(new Put(bytes("c")).addColumn(bytes("f"), bytes("a"), 1, bytes("1"))
@@ -189,8 +187,7 @@ class FilterSeekTest {
     void columnsSteppedOverInsteadOfSoughtPastAreNotOfferedToTheFilter() throws Exception {
         Path dir = Files.createTempDirectory("basalt-filter-seek");
         try (Connection c = Basalt.open(dir)) {
-            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
-            AsyncTable table = c.table("t");
+            AsyncTable table = tableOfOneFamily(c);
             table.put(new Put(bytes("r")).addColumn(bytes("f"), bytes(""), 1, bytes("0"))
                     .addColumn(bytes("f"), bytes("a"), 1, bytes("1")).addColumn(bytes("f"), bytes("b"), 1, bytes("2")))
                     .get(30, TimeUnit.SECONDS);
@@ -268,6 +265,12 @@ class FilterSeekTest {
         } finally {
             delete(dir);
         }
+    }
+
+    /** A new table {@code t} with the one family {@code f}. */
+    private static AsyncTable tableOfOneFamily(Connection c) throws Exception {
+        c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f")))).get(30, TimeUnit.SECONDS);
+        return c.table("t");
     }
 
     /** Table {@code t}: rows {@code row00000..row04999}, one 47-byte cell each, flushed into a file of 1 KiB blocks. */
