@@ -307,8 +307,19 @@ abstract class ScanFilter {
      * to pass asks even the filters that rejected the row's key.
      */
     private abstract static class KeyFilter extends ScanFilter {
+        /** Whether HBase's counterpart is a HintingFilter (prefix, fuzzy, range). */
+        private final boolean hinting;
         private boolean judged;
         private boolean rejected;
+
+        KeyFilter(boolean hinting) {
+            this.hinting = hinting;
+        }
+
+        @Override
+        final boolean hinting() {
+            return hinting;
+        }
 
         @Override
         final int startRow(byte[] row) {
@@ -344,25 +355,21 @@ abstract class ScanFilter {
 
     /** {@link PrefixFilter}: seeks to the prefix, stops after it. */
     private static final class Prefix extends KeyFilter {
-        @Override
-        boolean hinting() {
-            return true;
-        }
-
-        /** HBase's reset leaves the row filtered until a key matches. */
-        @Override
-        boolean rowExcluded() {
-            return !super.judged || super.rejected;
-        }
-
         private final byte[] prefix;
         private final boolean reversed;
         private byte[] hint;
         private boolean done;
 
         Prefix(byte[] prefix, boolean reversed) {
+            super(true);
             this.prefix = prefix;
             this.reversed = reversed;
+        }
+
+        /** HBase's reset leaves the row filtered until a key matches. */
+        @Override
+        boolean rowExcluded() {
+            return !super.judged || super.rejected;
         }
 
         @Override
@@ -428,6 +435,7 @@ abstract class ScanFilter {
         private final ToIntFunction<MemorySegment> comparator;
 
         RowCompare(CompareOperator op, ToIntFunction<MemorySegment> comparator) {
+            super(false);
             this.op = op;
             this.comparator = comparator;
         }
@@ -444,6 +452,7 @@ abstract class ScanFilter {
         private final RandomGenerator random;
 
         RandomRow(float chance, RandomGenerator random) {
+            super(false);
             this.chance = chance;
             this.random = random;
         }
@@ -490,11 +499,6 @@ abstract class ScanFilter {
 
     /** {@link FuzzyRowFilter}: forward, seeks to the smallest row after the current one that a rule can match. */
     private static final class FuzzyRow extends KeyFilter {
-        @Override
-        boolean hinting() {
-            return true;
-        }
-
         /**
          * Whether the row just rejected has no matching row after it. The filter ends the scan
          * only once its next-row hint is taken ({@link #rowHint}), as HBase's ends when its
@@ -510,6 +514,7 @@ abstract class ScanFilter {
         private boolean done;
 
         FuzzyRow(List<FuzzyRowFilter.Rule> rules, boolean reversed) {
+            super(true);
             this.rules = rules.stream().map(r -> new FuzzyRowFilter.Rule(r.row(), r.mask())).toList();
             this.reversed = reversed;
         }
@@ -625,17 +630,6 @@ abstract class ScanFilter {
 
     /** {@link MultiRowRangeFilter} over sorted, disjoint, half-open ranges. */
     private static final class RowRanges extends KeyFilter {
-        @Override
-        boolean hinting() {
-            return true;
-        }
-
-        /** HBase's range filter has no row-end answer of its own: it never drops a row there. */
-        @Override
-        boolean rowExcluded() {
-            return false;
-        }
-
         private final byte[][] lows;
         private final byte[][] highs; // empty: to the end
         private final boolean reversed;
@@ -643,9 +637,16 @@ abstract class ScanFilter {
         private boolean done;
 
         RowRanges(List<MultiRowRangeFilter.RowRange> ranges, boolean reversed) {
+            super(true);
             this.lows = ranges.stream().map(MultiRowRangeFilter.RowRange::start).toArray(byte[][]::new);
             this.highs = ranges.stream().map(MultiRowRangeFilter.RowRange::stop).toArray(byte[][]::new);
             this.reversed = reversed;
+        }
+
+        /** HBase's range filter has no row-end answer of its own: it never drops a row there. */
+        @Override
+        boolean rowExcluded() {
+            return false;
         }
 
         /**

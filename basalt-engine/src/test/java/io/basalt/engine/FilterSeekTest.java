@@ -295,124 +295,25 @@ class FilterSeekTest {
     }
 
     /**
-     * Walks {@code filter} over the unfiltered rows as the reader would, but dropping instead of
-     * seeking; {@code split} is where the second region starts (each region's reader keeps its
-     * own families closed by the filter), {@code null} for one.
+     * What {@code filter} keeps of the unfiltered rows, walked cell by cell as the reader would
+     * but dropping instead of seeking ({@link FilterWalk}); {@code split} is where the second
+     * region starts, {@code null} for one.
      */
     private static List<String> naive(List<Result> rows, Filter filter, boolean reversed, int maxVersions, byte[] split) {
-        ScanFilter f = ScanFilter.compile(filter, reversed);
-        List<String> out = new ArrayList<>();
-        byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
-        java.util.Set<String> closed = new java.util.HashSet<>(); // families closed by ScanFilter.allRemaining
-        Boolean region = null;
-        for (Result all : rows) {
-            boolean second = split != null && io.basalt.bytes.Bytes.compare(all.row(), split) >= 0;
-            if (region != null && region != second) {
-                closed.clear(); // another region's reader
-            }
-            region = second;
-            List<Cell> open = all.cells().stream().filter(c -> !closed.contains(str(c.familyBytes()))).toList();
-            if (open.isEmpty()) {
-                continue;
-            }
-            Result r = Result.of(open);
-            if (rowHint != null) {
-                int c = io.basalt.bytes.Bytes.compare(r.row(), rowHint);
-                if (reversed ? c >= 0 : c < 0) {
-                    continue;
-                }
-                rowHint = null;
-            }
-            int decision = f.startRow(r.row());
-            if (decision == ScanFilter.ROW_STOP) {
-                break;
-            }
-            if (decision == ScanFilter.ROW_SKIP) {
-                byte[] h = f.rowHint();
-                if (h != null && h.length > 0 && (reversed ? io.basalt.bytes.Bytes.compare(h, r.row()) < 0
-                        : io.basalt.bytes.Bytes.compare(h, r.row()) > 0)) {
-                    rowHint = h;
-                }
-                continue;
-            }
-            List<Cell> kept = new ArrayList<>();
-            int skipLevel = ScanFilter.SKIP;
-            Cell from = null;
-            byte[] hint = null;
-            Cell column = null;
-            int versions = 0;
-            boolean closing = false;
-            for (Cell cell : r.cells()) {
-                if (column == null || io.basalt.bytes.Bytes.compare(cell.family(), column.family()) != 0
-                        || io.basalt.bytes.Bytes.compare(cell.qualifier(), column.qualifier()) != 0) {
-                    column = cell;
-                    versions = 0;
-                }
-                if (closing || closed.contains(str(cell.familyBytes()))) {
-                    closed.add(str(cell.familyBytes()));
-                    continue;
-                }
-                if (from != null && skipped(cell, from, skipLevel, hint)) {
-                    continue;
-                }
-                from = null;
-                int code = f.cell(cell);
-                if (f.allRemaining()) {
-                    closing = true;
-                    closed.add(str(cell.familyBytes()));
-                }
-                int level = ScanFilter.level(code);
-                if (ScanFilter.included(code)) {
-                    if (versions < maxVersions) {
-                        kept.add(f.transformCell(cell));
-                        versions++;
-                    } else { // the query has its versions of this column: one more kept is dropped and ends it
-                        level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
-                    }
-                }
-                if (level == ScanFilter.SEEK && (reversed || f.columnHint() == null)) {
-                    level = ScanFilter.SKIP; // the reader steps instead of seeking in a reversed scan, or without a hint
-                }
-                if (level == ScanFilter.NEXT_ROW) {
-                    level = ScanFilter.NEXT_FAMILY; // as the reader: "next row" ends the row in this family only
-                }
-                if (level != ScanFilter.SKIP) {
-                    from = cell;
-                    skipLevel = level;
-                    hint = f.columnHint();
-                }
-            }
-            if (!kept.isEmpty()) {
-                f.finishRow(kept);
-            }
-            out.addAll(text(kept.isEmpty() ? List.of() : List.of(Result.of(kept))));
-            if (f.stopped()) {
-                break;
-            }
-        }
-        return out;
-    }
-
-    /** Whether a skip that {@code from} asked for covers {@code cell}. */
-    private static boolean skipped(Cell cell, Cell from, int level, byte[] hint) {
-        boolean sameFamily = io.basalt.bytes.Bytes.compare(cell.family(), from.family()) == 0;
-        int qualifier = io.basalt.bytes.Bytes.compare(cell.qualifier(), from.qualifier());
-        return switch (level) {
-            case ScanFilter.NEXT_COLUMN -> sameFamily && qualifier == 0;
-            case ScanFilter.SEEK -> sameFamily && (qualifier == 0
-                    || io.basalt.bytes.Bytes.compare(cell.qualifier(), java.lang.foreign.MemorySegment.ofArray(hint)) < 0);
-            case ScanFilter.NEXT_FAMILY -> sameFamily;
-            default -> false;
-        };
+        List<Cell> kept = FilterWalk.walk(rows.stream().map(Result::cells).toList(), filter, reversed,
+                java.util.random.RandomGenerator.getDefault(), maxVersions, split);
+        return cellText(kept);
     }
 
     private static List<String> text(List<Result> results) {
+        return cellText(results.stream().flatMap(r -> r.cells().stream()).toList());
+    }
+
+    private static List<String> cellText(List<Cell> cells) {
         List<String> out = new ArrayList<>();
-        for (Result r : results) {
-            for (Cell c : r.cells()) {
-                out.add(str(c.rowBytes()) + "/" + str(c.familyBytes()) + ":" + str(c.qualifierBytes()) + "@"
-                        + c.timestamp() + "=" + str(c.valueBytes()));
-            }
+        for (Cell c : cells) {
+            out.add(str(c.rowBytes()) + "/" + str(c.familyBytes()) + ":" + str(c.qualifierBytes()) + "@"
+                    + c.timestamp() + "=" + str(c.valueBytes()));
         }
         return out;
     }

@@ -11,10 +11,9 @@ import java.util.random.RandomGenerator;
 /**
  * Basalt's side of the differential tests: {@link ScanFilter}, the evaluator the region reader
  * consults, walked over unfiltered rows cell by cell, each skip honoured by dropping the cells it
- * covers instead of seeking. {@code FilterSeekTest} (basalt-engine) proves the real reader, with
- * its seeks, returns exactly this; {@code EmbeddedStoreAgreesWithHBaseTest} here checks it again
- * against HBase through an embedded store. Lives in the engine's package because the evaluator is
- * package-private.
+ * covers instead of seeking. {@link FilterSeekTest} proves the real reader, with its seeks,
+ * returns exactly this; basalt-hbase-compat (through this module's test-jar) compares it with
+ * HBase's filters, and checks it again against HBase through an embedded store.
  */
 public final class FilterWalk {
 
@@ -36,11 +35,26 @@ public final class FilterWalk {
      */
     public static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random,
                                   int maxVersions) {
+        return walk(rows, filter, reversed, random, maxVersions, null);
+    }
+
+    /**
+     * The same over two regions, the second starting at row {@code split} ({@code null}: one
+     * region): each region's reader keeps its own families closed by the filter.
+     */
+    static List<Cell> walk(List<List<Cell>> rows, Filter filter, boolean reversed, RandomGenerator random,
+                           int maxVersions, byte[] split) {
         ScanFilter f = ScanFilter.compile(filter, reversed, random);
         List<Cell> out = new ArrayList<>();
         byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
         java.util.Set<String> closed = new java.util.HashSet<>(); // families closed by ScanFilter.allRemaining
+        Boolean region = null;
         for (List<Cell> all : rows) {
+            boolean second = split != null && Bytes.compare(all.getFirst().rowBytes(), split) >= 0;
+            if (region != null && region != second) {
+                closed.clear(); // another region's reader
+            }
+            region = second;
             List<Cell> row = all.stream().filter(c -> !closed.contains(family(c))).toList();
             if (row.isEmpty()) {
                 continue;
