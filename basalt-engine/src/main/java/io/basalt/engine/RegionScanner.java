@@ -41,6 +41,11 @@ final class RegionScanner implements AutoCloseable {
     private final ScanFilter filter;
     /** Per family read: closed for the rest of this region's scan by the filter ({@link ScanFilter#allRemaining}). */
     private final boolean[] closedFamilies;
+    /**
+     * Per family read: the row a filter's seek sent this family's reader to ({@link
+     * ScanFilter#rowSeekHint}), until the scan reaches it; {@code null} for none.
+     */
+    private final byte[][] seekRows;
     /** Whether the filter judges each stored row key before the row is read (see {@link ScanFilter#judgesVisibleRowsOnly}). */
     private final boolean keyFirst;
     private byte[] reverseBound;
@@ -70,6 +75,7 @@ final class RegionScanner implements AutoCloseable {
         this.familySegments = new MemorySegment[families.size()];
         this.visibility = new Visibility[families.size()];
         this.closedFamilies = new boolean[families.size()];
+        this.seekRows = new byte[families.size()][];
         this.keyFirst = filter != null && (scan.raw() || !filter.judgesVisibleRowsOnly());
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
@@ -141,6 +147,9 @@ final class RegionScanner implements AutoCloseable {
                 skipRow(row, filter.rowHint());
                 continue;
             }
+            if (filter != null) {
+                skipSoughtRows(row);
+            }
             if (filter != null && !cells.isEmpty()) {
                 filter.finishRow(cells);
             }
@@ -186,6 +195,31 @@ final class RegionScanner implements AutoCloseable {
             while (merged.valid() && merged.cell().hasRow(row)) {
                 merged.next();
             }
+        }
+    }
+
+    /**
+     * After a row: when a filter's seek sent every family's reader to a later row, moves the merge
+     * to the nearest of them. (A family whose reader was not sent on shows its rows between, and
+     * the reader hides the others' cells there.)
+     */
+    private void skipSoughtRows(byte[] row) {
+        boolean reversed = scan.reversed();
+        byte[] nearest = null;
+        boolean every = true;
+        for (int i = 0; i < seekRows.length; i++) {
+            byte[] target = seekRows[i];
+            if (target != null && (reversed ? Bytes.compare(target, row) > 0 : Bytes.compare(target, row) <= 0)) {
+                seekRows[i] = target = null; // reached: the family's reader is at the scan's row again
+            }
+            if (target == null) {
+                every = false;
+            } else if (nearest == null || (reversed ? Bytes.compare(target, nearest) > 0 : Bytes.compare(target, nearest) < 0)) {
+                nearest = target;
+            }
+        }
+        if (every && nearest != null) {
+            skipRow(row, nearest);
         }
     }
 
@@ -249,7 +283,7 @@ final class RegionScanner implements AutoCloseable {
             return rawRow(row);
         }
         List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions(), filter, closedFamilies, scan.reversed(), keyJudged);
+                scan.maxVersions(), filter, closedFamilies, seekRows, scan.reversed(), keyJudged);
         if (filter != null && closedFamilies.length > 0 && allClosed()) {
             finished = true; // the filter closed every family: nothing more can come
         }
@@ -285,6 +319,10 @@ final class RegionScanner implements AutoCloseable {
      *     ScanFilter#allRemaining} holds after a cell, that cell's family and every family of a
      *     later visible cell of the row close; a closed family's cells are never offered again.
      *     Ignored without a filter.
+     * @param seekRows per family read, the row a filter's seek to a later row ({@link
+     *     ScanFilter#rowSeekHint}) sent its reader to: as HBase's seek moves one store scanner,
+     *     the family is left for this row and its cells in rows before that one are never
+     *     offered (nor returned). Ignored without a filter.
      * @param keyJudged whether the caller has had the filter judge the row's key already
      * @param reversed whether the scan runs backwards: a filter's column hint is then not sought
      *     to (HBase's reversed scanners step instead, HBASE-26232), so the filter sees each cell
@@ -294,7 +332,8 @@ final class RegionScanner implements AutoCloseable {
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
-                              ScanFilter filter, boolean[] closedFamilies, boolean reversed, boolean keyJudged) {
+                              ScanFilter filter, boolean[] closedFamilies, byte[][] seekRows, boolean reversed,
+                              boolean keyJudged) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -309,6 +348,7 @@ final class RegionScanner implements AutoCloseable {
         FilterSkip skip = null; // the filter's last skip: what it covers is never offered to the filter again
         boolean judged = keyJudged; // whether the filter has judged the row's key
         boolean closing = false; // the filter's allRemaining held after a cell of this row
+        boolean sought = false; // the current family's reader was sent past this row by a filter's seek
 
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
@@ -322,6 +362,18 @@ final class RegionScanner implements AutoCloseable {
                 familyIndex = familyIndex(familySegments, cell);
                 columnCell = null;
                 qualifiers = familyIndex < 0 || columns.isEmpty() ? null : columns.get(familyNames[familyIndex]);
+                sought = false;
+                if (filter != null && familyIndex >= 0 && seekRows[familyIndex] != null) {
+                    int c = Bytes.compare(row, seekRows[familyIndex]);
+                    sought = reversed ? c >= 0 : c < 0;
+                    if (!sought) {
+                        seekRows[familyIndex] = null;
+                    }
+                }
+            }
+            if (sought) {
+                leaveFamily(merged, row, cell);
+                continue;
             }
             if (familyIndex >= 0) {
                 if (columnCell == null || !Bytes.equals(columnCell.segment(), columnCell.qualifierOffset(),
@@ -368,10 +420,17 @@ final class RegionScanner implements AutoCloseable {
                                 level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
                             }
                         }
-                        if (level == ScanFilter.SEEK && (reversed || filter.columnHint() == null)) {
-                            // As HBase: a reversed scan steps instead of seeking to a column hint,
-                            // and so does any scan given a seek without a hint.
-                            level = ScanFilter.SKIP;
+                        if (level == ScanFilter.SEEK) {
+                            byte[] target = filter.rowSeekHint();
+                            if (target != null && (reversed ? Bytes.compare(target, row) < 0 : Bytes.compare(target, row) > 0)) {
+                                // A later row: as HBase's seek, it moves this family's reader only.
+                                seekRows[familyIndex] = target;
+                                level = ScanFilter.NEXT_FAMILY;
+                            } else if (reversed || filter.columnHint() == null) {
+                                // As HBase: a reversed scan steps instead of seeking to a column hint,
+                                // and so does any scan given a seek without a hint.
+                                level = ScanFilter.SKIP;
+                            }
                         }
                         if (level == ScanFilter.NEXT_ROW) {
                             // As HBase's: a filter's "next row" ends the row in this family's store

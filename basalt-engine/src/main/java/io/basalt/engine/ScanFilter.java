@@ -73,11 +73,20 @@ abstract class ScanFilter {
     static final int ROW_SKIP = 1;
     /** {@link #startRow}: no row from here on can pass. */
     static final int ROW_STOP = 2;
+    /**
+     * {@link #startRow}: the key passes in HBase's sense ({@code filterRowKey} is false), but the
+     * filter answers each of the row's cells with a seek to {@link #rowSeekHint}, as HBase's
+     * prefix, fuzzy and range filters reject rows. Only those filters answer this: alone, the
+     * reader takes it for {@link #ROW_SKIP} with {@link #rowHint} (the same rows come back);
+     * a list or a wrapper takes it for a pass and lets the cell answers reject the row, so the
+     * filters beside it see the row's cells as HBase's do.
+     */
+    static final int ROW_CELLS = 3;
 
     /** {@link #cell} skip levels, in increasing reach; {@link #INCLUDE} is or-ed in to keep the cell. */
     static final int SKIP = 0;
     static final int NEXT_COLUMN = 1;
-    /** Seek to the column {@link #columnHint()} in the cell's family. */
+    /** Seek to the column {@link #columnHint()} in the cell's family, or to the row {@link #rowSeekHint()}. */
     static final int SEEK = 2;
     static final int NEXT_FAMILY = 3;
     static final int NEXT_ROW = 4;
@@ -162,6 +171,19 @@ abstract class ScanFilter {
      * HBase's scanners do for a seek without a hint).
      */
     byte[] columnHint() {
+        return null;
+    }
+
+    /**
+     * After {@link #SEEK}: a row after the cell's (in the scan's direction; reversed, the next
+     * candidate lies strictly before it) where the next candidate is, or {@code null} when the
+     * seek is to a column ({@link #columnHint}) or has no hint. As HBase's seek with a hint, it
+     * moves one family's reader: the cell's family is left for this row and its cells before
+     * the hint are never offered. Asking may end a fuzzy filter (HBase's {@code getNextCellHint}
+     * finds no next row), so only the reader and the lists that act on the seek ask, once per
+     * answer.
+     */
+    byte[] rowSeekHint() {
         return null;
     }
 
@@ -300,17 +322,23 @@ abstract class ScanFilter {
     // ------------------------------------------------------------------ row filters
 
     /**
-     * A filter that judges row keys. It answers the cells of a row whose key it judged with a
-     * pass, and those of a row it was not shown the key of (inside a {@link SkipRow}, see {@link
-     * #resetRow}) with {@link #unjudgedCell}. Its row-end answer ({@link #rowExcluded}, HBase's
-     * {@code filterRow}) is by default whether it rejected the key: a list that needs one filter
-     * to pass asks even the filters that rejected the row's key.
+     * A filter that judges row keys. It answers the cells of a row whose key it passed with a
+     * pass, those of a row whose key it rejected as HBase's filter does after its
+     * {@code filterRowKey} (next row, or, for a hinting filter, a seek to the next row that may
+     * match: {@link #ROW_CELLS}), and those of a row it was not shown the key of (inside a {@link
+     * SkipRow}, see {@link #resetRow}) with {@link #unjudgedCell}. Its row-end answer ({@link
+     * #rowExcluded}, HBase's {@code filterRow}) is by default whether it rejected the key: a list
+     * that needs one filter to pass asks even the filters that rejected the row's key.
      */
     private abstract static class KeyFilter extends ScanFilter {
-        /** Whether HBase's counterpart is a HintingFilter (prefix, fuzzy, range). */
+        /** Whether HBase's counterpart is a HintingFilter (prefix, fuzzy, range), which rejects rows cell by cell. */
         private final boolean hinting;
         private boolean judged;
         private boolean rejected;
+        /** The key was rejected with {@link #ROW_CELLS}: each cell answers a seek to {@link #rowHint}. */
+        private boolean atCells;
+        /** A cell of the rejected row was answered. */
+        private boolean cellRejected;
 
         KeyFilter(boolean hinting) {
             this.hinting = hinting;
@@ -326,7 +354,9 @@ abstract class ScanFilter {
             judged = true;
             int decision = judgeKey(row);
             rejected = decision != ROW_INCLUDE;
-            return decision;
+            atCells = hinting && decision == ROW_SKIP;
+            cellRejected = false;
+            return atCells ? ROW_CELLS : decision;
         }
 
         abstract int judgeKey(byte[] row);
@@ -335,11 +365,30 @@ abstract class ScanFilter {
         final void resetRow() {
             judged = false;
             rejected = false;
+            atCells = false;
+            cellRejected = false;
         }
 
         @Override
         final int cell(Cell cell) {
-            return judged ? INCLUDE : unjudgedCell(cell);
+            if (!judged) {
+                return unjudgedCell(cell);
+            }
+            if (!rejected) {
+                return INCLUDE;
+            }
+            cellRejected = true;
+            return atCells ? SEEK : NEXT_ROW;
+        }
+
+        /** Whether the filter rejected a cell of the current row (it was asked about one). */
+        final boolean rejectedACell() {
+            return cellRejected;
+        }
+
+        @Override
+        final byte[] rowSeekHint() {
+            return atCells ? rowHint() : null;
         }
 
         /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */
@@ -517,6 +566,12 @@ abstract class ScanFilter {
             super(true);
             this.rules = rules.stream().map(r -> new FuzzyRowFilter.Rule(r.row(), r.mask())).toList();
             this.reversed = reversed;
+        }
+
+        /** HBase's fuzzy filter drops a row at its end only once it answered one of its cells. */
+        @Override
+        boolean rowExcluded() {
+            return super.rowExcluded() && rejectedACell();
         }
 
         @Override
@@ -1052,13 +1107,19 @@ abstract class ScanFilter {
             this.inner = inner;
         }
 
+        /**
+         * A key the inner filter rejects ends the scan; one it rejects cell by cell ({@link
+         * #ROW_CELLS}) passes, as HBase's {@code filterRowKey} passed it, and the row's first cell
+         * the wrapper is shown ends the scan instead: in a list, that may be never.
+         */
         @Override
         int startRow(byte[] row) {
-            if (done || inner.startRow(row) != ROW_INCLUDE) {
-                done = true;
-                return ROW_STOP;
+            int decision = done ? ROW_STOP : inner.startRow(row);
+            if (decision == ROW_INCLUDE || decision == ROW_CELLS) {
+                return ROW_INCLUDE;
             }
-            return ROW_INCLUDE;
+            done = true;
+            return ROW_STOP;
         }
 
         @Override
@@ -1083,6 +1144,11 @@ abstract class ScanFilter {
         @Override
         byte[] columnHint() {
             return inner.columnHint();
+        }
+
+        @Override
+        byte[] rowSeekHint() {
+            return inner.rowSeekHint();
         }
 
         @Override
@@ -1198,27 +1264,72 @@ abstract class ScanFilter {
         return (reversed ? c <= 0 : c >= 0) ? a : b;
     }
 
+    /**
+     * A list's seek hints, worked out from its filters' when first asked after a cell (asking may
+     * end a fuzzy filter, so only a list whose seek is acted on asks its filters).
+     */
+    private abstract static class ListFilter extends ScanFilter {
+        private boolean hintsResolved;
+        byte[] columnHint;
+        byte[] rowSeekHint;
+
+        /** A new cell: the hints are worked out again when asked. */
+        final void newCell() {
+            hintsResolved = false;
+        }
+
+        /** Sets {@link #columnHint} and {@link #rowSeekHint} (both {@code null} on entry) for the current cell. */
+        abstract void resolveHints();
+
+        private void resolved() {
+            if (!hintsResolved) {
+                hintsResolved = true;
+                columnHint = null;
+                rowSeekHint = null;
+                resolveHints();
+            }
+        }
+
+        @Override
+        final byte[] columnHint() {
+            resolved();
+            return columnHint;
+        }
+
+        @Override
+        final byte[] rowSeekHint() {
+            resolved();
+            return rowSeekHint;
+        }
+    }
+
     /** {@link FilterList.Operator#MUST_PASS_ALL}: a cell or row passes only if every filter passes it. */
-    private static final class All extends ScanFilter {
+    private static final class All extends ListFilter {
         private final List<ScanFilter> children;
         private final boolean reversed;
-        private byte[] rowHint;
-        private byte[] columnHint;
+        /** Per filter, whether it answered the current cell with a seek. */
+        private final boolean[] seeking;
 
         All(List<ScanFilter> children, boolean reversed) {
             this.children = children;
             this.reversed = reversed;
+            this.seeking = new boolean[children.size()];
         }
 
         /**
          * Every filter starts the row (HBase resets them all); a filter that had already ended
          * stops the list before the rest judge the key (they are only reset), one that ends at
-         * this key lets the rest judge it, as HBase's MUST_PASS_ALL does.
+         * this key lets the rest judge it, as HBase's MUST_PASS_ALL does. As HBase's, the list
+         * passes over a row by its key only when a filter rejected the key and no hinting filter
+         * passed it ({@link #ROW_CELLS} is a pass here): otherwise the row is read, and the
+         * rejecting filters' cell answers (next row, or a seek) reject it cell by cell, so the
+         * filters before them in the list see its cells.
          */
         @Override
         int startRow(byte[] row) {
-            rowHint = null;
-            int decision = ROW_INCLUDE;
+            boolean rejected = false;
+            boolean hintingPassed = false;
+            boolean stop = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
                 if (child.stopped()) {
@@ -1228,32 +1339,25 @@ abstract class ScanFilter {
                     return ROW_STOP;
                 }
                 int d = child.startRow(row);
-                if (d == ROW_STOP || decision == ROW_STOP) {
-                    decision = ROW_STOP;
-                    continue;
-                }
-                if (d == ROW_SKIP) {
-                    decision = ROW_SKIP;
-                    byte[] h = child.rowHint();
-                    if (h != null) {
-                        rowHint = further(rowHint, h, reversed); // every filter must pass: go as far as any says
-                    }
+                if (d == ROW_STOP || stop) {
+                    stop = true;
+                } else if (d == ROW_SKIP) {
+                    rejected = true;
+                } else if (child.hinting()) {
+                    hintingPassed = true;
                 }
             }
-            return decision;
+            if (stop) {
+                return ROW_STOP;
+            }
+            return rejected && !hintingPassed ? ROW_SKIP : ROW_INCLUDE;
         }
 
         @Override
         void resetRow() {
-            rowHint = null;
             for (ScanFilter child : children) {
                 child.resetRow();
             }
-        }
-
-        @Override
-        byte[] rowHint() {
-            return rowHint;
         }
 
         /**
@@ -1266,7 +1370,8 @@ abstract class ScanFilter {
          */
         @Override
         int cell(Cell cell) {
-            columnHint = null;
+            newCell();
+            Arrays.fill(seeking, false);
             boolean seek = false;
             int rc = INCLUDE;
             int n = children.size();
@@ -1279,8 +1384,7 @@ abstract class ScanFilter {
                 }
                 int code = child.cell(cell);
                 if (level(code) == SEEK) {
-                    seek = true;
-                    takeHint(child.columnHint());
+                    seek = seeking[i] = true;
                     break;
                 }
                 rc = (included(rc) && included(code) ? INCLUDE : 0) | Math.max(level(rc), level(code));
@@ -1290,23 +1394,37 @@ abstract class ScanFilter {
             }
             for (i++; i < n; i++) {
                 ScanFilter child = children.get(i);
-                if (child.hinting() && level(child.cell(cell)) == SEEK && !child.allRemaining()) {
-                    seek = true;
-                    takeHint(child.columnHint());
+                if (child.hinting() && level(child.cell(cell)) == SEEK) {
+                    seek = seeking[i] = true;
                 }
             }
             return seek ? SEEK : rc;
         }
 
-        private void takeHint(byte[] h) {
-            if (h != null && (columnHint == null || Bytes.compare(h, columnHint) > 0)) {
-                columnHint = h;
-            }
-        }
-
+        /**
+         * As HBase's list: the furthest of the hints of the filters that asked for the seek and
+         * have not ended; a row beyond the cell's is further than any column of it.
+         */
         @Override
-        byte[] columnHint() {
-            return columnHint;
+        void resolveHints() {
+            for (int i = 0; i < children.size(); i++) {
+                ScanFilter child = children.get(i);
+                if (!seeking[i] || child.allRemaining()) {
+                    continue;
+                }
+                byte[] row = child.rowSeekHint();
+                if (row != null) {
+                    rowSeekHint = further(rowSeekHint, row, reversed);
+                    continue;
+                }
+                byte[] h = child.columnHint();
+                if (h != null && (columnHint == null || Bytes.compare(h, columnHint) > 0)) {
+                    columnHint = h;
+                }
+            }
+            if (rowSeekHint != null) {
+                columnHint = null;
+            }
         }
 
         @Override
@@ -1351,47 +1469,45 @@ abstract class ScanFilter {
     }
 
     /**
-     * {@link FilterList.Operator#MUST_PASS_ONE}: a cell or row passes if any filter passes it. Only
-     * the filters that let the row's key through judge its cells, and none is asked again about
-     * what its last answer skipped (a filter done with the row is asked again in the row's next
-     * family, as HBase's store scanners go on there); the reader skips only as far as the filter
-     * that skips least.
+     * {@link FilterList.Operator#MUST_PASS_ONE}: a cell or row passes if any filter passes it. As
+     * HBase's, the list passes over a row by its key only when every filter rejects the key (a
+     * hinting filter's {@link #ROW_CELLS} is a pass); then every filter that has not ended judges
+     * the row's cells, those that rejected the key too (they answer next row, or a seek), none is
+     * asked again about what its last answer skipped (a filter done with the row is asked again
+     * in the row's next family, as HBase's store scanners go on there), and the reader skips only
+     * as far as the filter that skips least.
      */
-    private static final class One extends ScanFilter {
+    private static final class One extends ListFilter {
         private final List<ScanFilter> children;
         private final boolean reversed;
         /**
          * Per child, the cell (its family and qualifier) of its last answer that moved on (next
-         * column, next row or a seek), and that answer with its hint; {@code null} after an answer
-         * that did not. Until the reader passes what that answer skipped, the child is not asked
-         * again and is taken to answer the same (HBase's {@code FilterListWithOR} keeps its
-         * sub-filters' state right that way: a column count is not asked twice about a column).
+         * column, next row or a seek), and that answer; {@code null} after an answer that did
+         * not. Until the reader passes what that answer skipped, the child is not asked again and
+         * is taken to answer the same (HBase's {@code FilterListWithOR} keeps its sub-filters'
+         * state right that way: a column count is not asked twice about a column). A seek's reach
+         * is the child's hint, asked again each time, as HBase's list asks: a column of the
+         * family, or a later row, which covers the rest of the row in every family.
          */
         private final byte[][] lastFamily;
         private final byte[][] lastQualifier;
         private final int[] lastCode;
-        private final byte[][] lastHint;
         /** Per child, whether it kept the last cell asked about: only those rewrite it ({@link #transformCell}). */
         private final boolean[] keptNow;
-        /** Per child, whether it skipped the current row's key. */
-        private final boolean[] skipped;
-        /** Cells of the current row asked about so far. */
-        private int cellsAsked;
-        /** Per child, for the current row: it let the key through. */
-        private final boolean[] admitted;
-        private byte[] rowHint;
-        private byte[] columnHint;
+        /** Per child, whether it was asked (or answered from memory) about the current cell. */
+        private final boolean[] asked;
+        /** Whether every filter asked about the current cell answered with a seek. */
+        private boolean allSeek;
 
         One(List<ScanFilter> children, boolean reversed) {
             this.children = children;
             this.reversed = reversed;
-            this.admitted = new boolean[children.size()];
-            this.lastFamily = new byte[children.size()][];
-            this.lastQualifier = new byte[children.size()][];
-            this.lastCode = new int[children.size()];
-            this.lastHint = new byte[children.size()][];
-            this.keptNow = new boolean[children.size()];
-            this.skipped = new boolean[children.size()];
+            int n = children.size();
+            this.lastFamily = new byte[n][];
+            this.lastQualifier = new byte[n][];
+            this.lastCode = new int[n];
+            this.keptNow = new boolean[n];
+            this.asked = new boolean[n];
         }
 
         /** Forgets the children's last answers: a new row. */
@@ -1402,21 +1518,33 @@ abstract class ScanFilter {
         /** The answer child {@code i} gave before that still covers {@code cell}, or -1 to ask it. */
         private int remembered(int i, Cell cell) {
             byte[] family = lastFamily[i];
-            if (family == null || Bytes.compare(cell.family(), MemorySegment.ofArray(family)) != 0) {
+            if (family == null) {
                 return -1;
             }
+            boolean sameFamily = Bytes.compare(cell.family(), MemorySegment.ofArray(family)) == 0;
             int code = lastCode[i];
+            if (level(code) == SEEK) {
+                ScanFilter child = children.get(i);
+                byte[] column = child.columnHint();
+                if (column != null) {
+                    return sameFamily && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(column)) < 0 ? SEEK : -1;
+                }
+                // A later row: HBase's list asks for it again; a fuzzy filter with no row left
+                // ends there (it has no hint) and is asked about the cell.
+                return child.rowSeekHint() != null ? SEEK : -1;
+            }
+            if (!sameFamily) {
+                return -1;
+            }
             return switch (level(code)) {
                 case NEXT_COLUMN -> Bytes.compare(cell.qualifier(), MemorySegment.ofArray(lastQualifier[i])) == 0
                         ? NEXT_COLUMN : -1;
-                case SEEK -> lastHint[i] != null && Bytes.compare(cell.qualifier(), MemorySegment.ofArray(lastHint[i])) < 0
-                        ? SEEK : -1;
                 case NEXT_FAMILY, NEXT_ROW -> level(code);
                 default -> -1;
             };
         }
 
-        private void remember(int i, Cell cell, int code, byte[] hint) {
+        private void remember(int i, Cell cell, int code) {
             if (level(code) == SKIP) {
                 lastFamily[i] = null;
                 return;
@@ -1424,7 +1552,6 @@ abstract class ScanFilter {
             lastFamily[i] = cell.familyBytes();
             lastQualifier[i] = cell.qualifierBytes();
             lastCode[i] = code;
-            lastHint[i] = hint;
         }
 
         @Override
@@ -1432,12 +1559,9 @@ abstract class ScanFilter {
             if (children.isEmpty()) {
                 return ROW_INCLUDE;
             }
-            rowHint = null;
             forgetAnswers();
-            cellsAsked = 0;
             boolean any = false;
             boolean allStop = true;
-            boolean hintless = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
                 int d;
@@ -1447,92 +1571,51 @@ abstract class ScanFilter {
                 } else {
                     d = child.startRow(row);
                 }
-                admitted[i] = d == ROW_INCLUDE;
-                any |= d == ROW_INCLUDE;
+                any |= d == ROW_INCLUDE || d == ROW_CELLS;
                 allStop &= d == ROW_STOP;
-                skipped[i] = d == ROW_SKIP;
             }
             if (any) {
                 return ROW_INCLUDE;
             }
-            // Only now are the skipping filters' hints taken (HBase asks for hints only when the
-            // list seeks, which is when no filter passes the row).
-            for (int i = 0; i < children.size(); i++) {
-                if (skipped[i]) {
-                    byte[] h = children.get(i).rowHint();
-                    if (h == null) {
-                        hintless = true;
-                    } else if (rowHint == null || further(h, rowHint, reversed) == rowHint) {
-                        rowHint = h; // any filter may pass: go only as far as the nearest says
-                    }
-                }
-            }
-            if (allStop) {
-                return ROW_STOP;
-            }
-            if (hintless) {
-                rowHint = null;
-            }
-            return ROW_SKIP;
+            return allStop ? ROW_STOP : ROW_SKIP;
         }
 
         @Override
         void resetRow() {
-            rowHint = null;
             forgetAnswers();
-            cellsAsked = 0;
-            for (int i = 0; i < children.size(); i++) {
-                children.get(i).resetRow();
-                admitted[i] = true;
-                skipped[i] = false;
+            for (ScanFilter child : children) {
+                child.resetRow();
             }
         }
 
-        @Override
-        byte[] rowHint() {
-            return rowHint;
-        }
-
+        /**
+         * HBase's MUST_PASS_ONE: the cell is kept if any filter keeps it, and the list skips as
+         * little as any filter asks; a seek ranks below every other skip (with one, the list
+         * steps), and only when every filter asked seeks does the list seek, to the nearest hint
+         * (see {@link #resolveHints}).
+         */
         @Override
         int cell(Cell cell) {
             if (children.isEmpty()) {
                 return INCLUDE;
             }
-            // HBase's list asks a filter that rejected the row's key about its cells too; a fuzzy
-            // filter answers the first with a seek, and from the second cell on the list asks for
-            // its hint to see whether the cell lies before it, which ends the filter when no row
-            // can match any more. Taking the skipped filters' hints does the same here.
-            if (cellsAsked++ == 1) {
-                for (int i = 0; i < children.size(); i++) {
-                    if (skipped[i]) {
-                        children.get(i).rowHint();
-                    }
-                }
-            }
-            // HBase's MUST_PASS_ONE: the cell is kept if any filter keeps it, and the list skips
-            // as little as any filter asks; a seek ranks below every other skip (with one, the
-            // list steps), and only when every filter asked seeks does the list seek, to the
-            // nearest hint (with one seeking filter without a hint, it steps).
+            newCell();
             boolean include = false;
             int level = NEXT_ROW;
             boolean seeks = false;
             boolean others = false;
-            columnHint = null;
-            boolean hintless = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
                 keptNow[i] = false;
-                if (!admitted[i] || child.allRemaining()) { // HBase's list asks no filter that has ended
+                asked[i] = false;
+                if (child.allRemaining()) { // HBase's list asks no filter that has ended
                     continue;
                 }
+                asked[i] = true;
                 int code = remembered(i, cell);
-                byte[] hint;
                 if (code < 0) {
                     code = child.cell(cell);
-                    hint = level(code) == SEEK ? child.columnHint() : null;
-                    remember(i, cell, code, hint);
-                } else {
-                    hint = lastHint[i];
+                    remember(i, cell, code);
                 }
                 include |= included(code);
                 keptNow[i] = included(code);
@@ -1542,25 +1625,47 @@ abstract class ScanFilter {
                     level = Math.min(level, l);
                 } else {
                     seeks = true;
-                    if (hint == null) {
-                        hintless = true;
-                    } else if (columnHint == null || Bytes.compare(hint, columnHint) < 0) {
-                        columnHint = hint;
-                    }
                 }
             }
+            allSeek = seeks && !others;
             if (seeks) {
                 level = others ? SKIP : SEEK;
-            }
-            if (level != SEEK || hintless) {
-                columnHint = null;
             }
             return (include ? INCLUDE : 0) | level;
         }
 
+        /**
+         * As HBase's list when it seeks: every filter that has not ended gives its hint, in order,
+         * and one without a hint means none (the reader steps); otherwise the nearest, a column
+         * of the cell's row before any later row.
+         */
         @Override
-        byte[] columnHint() {
-            return columnHint;
+        void resolveHints() {
+            if (!allSeek) {
+                return;
+            }
+            for (int i = 0; i < children.size(); i++) {
+                ScanFilter child = children.get(i);
+                if (!asked[i] || child.allRemaining()) {
+                    continue;
+                }
+                byte[] column = child.columnHint();
+                byte[] row = column == null ? child.rowSeekHint() : null;
+                if (column == null && row == null) {
+                    columnHint = null;
+                    rowSeekHint = null;
+                    return;
+                }
+                if (column != null && (columnHint == null || Bytes.compare(column, columnHint) < 0)) {
+                    columnHint = column;
+                }
+                if (row != null && (rowSeekHint == null || further(row, rowSeekHint, reversed) == rowSeekHint)) {
+                    rowSeekHint = row; // any filter may pass: go only as far as the nearest says
+                }
+            }
+            if (columnHint != null) {
+                rowSeekHint = null;
+            }
         }
 
         /**

@@ -48,14 +48,23 @@ public final class FilterWalk {
         List<Cell> out = new ArrayList<>();
         byte[] rowHint = null; // rows a skip's hint passes over are never offered, as the reader seeks past them
         java.util.Set<String> closed = new java.util.HashSet<>(); // families closed by ScanFilter.allRemaining
+        // per family, the row a filter's seek sent its reader to (ScanFilter.rowSeekHint): its cells before are hidden
+        java.util.Map<String, byte[]> seekRows = new java.util.HashMap<>();
         Boolean region = null;
         for (List<Cell> all : rows) {
             boolean second = split != null && Bytes.compare(all.getFirst().rowBytes(), split) >= 0;
             if (region != null && region != second) {
                 closed.clear(); // another region's reader
+                seekRows.clear();
             }
             region = second;
-            List<Cell> row = all.stream().filter(c -> !closed.contains(family(c))).toList();
+            byte[] stored = all.getFirst().rowBytes();
+            seekRows.values().removeIf(target -> {
+                int c = Bytes.compare(stored, target);
+                return reversed ? c < 0 : c >= 0; // reached
+            });
+            List<Cell> row = all.stream().filter(c -> !closed.contains(family(c)) && !seekRows.containsKey(family(c)))
+                    .toList();
             if (row.isEmpty()) {
                 continue;
             }
@@ -71,7 +80,7 @@ public final class FilterWalk {
             if (decision == ScanFilter.ROW_STOP) {
                 break;
             }
-            if (decision == ScanFilter.ROW_SKIP) {
+            if (decision == ScanFilter.ROW_SKIP || decision == ScanFilter.ROW_CELLS) {
                 byte[] h = f.rowHint();
                 if (h != null && h.length > 0 && (reversed ? io.basalt.bytes.Bytes.compare(h, key) < 0
                         : io.basalt.bytes.Bytes.compare(h, key) > 0)) {
@@ -114,8 +123,14 @@ public final class FilterWalk {
                         level = level == ScanFilter.NEXT_ROW ? ScanFilter.NEXT_ROW : ScanFilter.NEXT_COLUMN;
                     }
                 }
-                if (level == ScanFilter.SEEK && (reversed || f.columnHint() == null)) {
-                    level = ScanFilter.SKIP; // the reader steps instead of seeking in a reversed scan, or without a hint
+                if (level == ScanFilter.SEEK) {
+                    byte[] target = f.rowSeekHint();
+                    if (target != null && (reversed ? Bytes.compare(target, key) < 0 : Bytes.compare(target, key) > 0)) {
+                        seekRows.put(family(cell), target); // a later row, for this family's reader only
+                        level = ScanFilter.NEXT_FAMILY;
+                    } else if (reversed || f.columnHint() == null) {
+                        level = ScanFilter.SKIP; // the reader steps instead of seeking in a reversed scan, or without a hint
+                    }
                 }
                 if (level == ScanFilter.NEXT_ROW) {
                     level = ScanFilter.NEXT_FAMILY; // as the reader: "next row" ends the row in this family only

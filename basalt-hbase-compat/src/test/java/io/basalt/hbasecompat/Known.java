@@ -80,25 +80,6 @@ import java.util.function.Predicate;
  *       multi-line {@code ^} never matches at the end of the input (so not in the empty value),
  *       RE2's does; RE2's case-insensitive matching folds non-ASCII letters, Java's (without
  *       UNICODE_CASE, as HBase compiles) does not.</li>
- *   <li>WHILE_ROW_KEY_IN_LIST: HBase's MultiRowRangeFilter, FuzzyRowFilter and a PrefixFilter
- *       before its prefix reject a row cell by cell, not by key; a WHILE around one in a list is
- *       asked only about the cells the list's earlier filters let through, so it may never see
- *       the row it would stop at. Basalt's WHILE judges every row's key.</li>
- *   <li>AND_ROW_CELLS: HBase's MUST_PASS_ALL list filters a row by its key only when no hinting
- *       filter passed the key (a column prefix or range, a timestamps filter, a prefix filter
- *       before its prefix, a range filter before its range: their filterRowKey answers false), and
- *       its FuzzyRowFilter judges rows cell by cell; so the filters with state before the one that
- *       rejects a row see that row's cells there (a WHILE ends the scan, a count counts them).
- *       Basalt's list judges the key once and seeks past the row. (How the list asks its filters
- *       about a cell is settled: Basalt's stops at the first that excludes it, asks the hinting
- *       filters after it and lets a seek win, as HBase's does since HBASE-20565.)</li>
- *   <li>COLUMN_COUNT_UNDER_OR: once a ColumnCountGetFilter under a MUST_PASS_ONE list passes its
- *       limit, both lists stop asking it, and HBase's answers with its other filters alone: a
- *       FuzzyRowFilter that rejected the row answers each cell with SEEK_NEXT_USING_HINT (HBase's
- *       fuzzy, prefix and range filters reject rows cell by cell, their filterRowKey passing the
- *       row), and the store seeks to its next candidate row, past rows Basalt reads (Basalt's
- *       row-key filters decide at the row's start). AND_ROW_CELLS and WHILE_ROW_KEY_IN_LIST have
- *       the same cause.</li>
  * </ul>
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
@@ -158,9 +139,6 @@ final class Known {
             shortest = Math.min(shortest, kv.row().length);
         }
         int shortestRow = shortest;
-        if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
-            out.add("WHILE_ROW_KEY_IN_LIST");
-        }
         if (contains(f, x -> x instanceof FuzzyRowFilter z && z.rules().stream().anyMatch(r -> r.row().length > shortestRow))) {
             out.add("FUZZY_SHORT_ROW");
         }
@@ -188,60 +166,7 @@ final class Known {
                 out.add("MULTI_PREFIX_SHADOWED");
             }
         }
-        underOr(f, false, out);
-        andOrder(f, out);
         return out;
-    }
-
-    /** A tree of lists whose leaves judge cells only. */
-    private static boolean cellTree(Filter f) {
-        return f instanceof FilterList l ? l.filters().stream().allMatch(Known::cellTree) : cellOnly(f);
-    }
-
-    private static void underOr(Filter f, boolean or, List<String> out) {
-        if (or) {
-            if (f instanceof ColumnCountGetFilter) {
-                out.add("COLUMN_COUNT_UNDER_OR");
-            }
-            if (f instanceof WhileMatchFilter) {
-                out.add("WHILE_ROW_KEY_IN_LIST");
-            }
-        }
-        switch (f) {
-            case FilterList l -> l.filters().forEach(x -> underOr(x, or || l.operator() == FilterList.Operator.MUST_PASS_ONE, out));
-            case WhileMatchFilter w -> underOr(w.filter(), or, out);
-            case SkipFilter s -> underOr(s.filter(), or, out);
-            default -> { }
-        }
-    }
-
-    private static void andOrder(Filter f, List<String> out) {
-        if (f instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL) {
-            List<Filter> children = l.filters();
-            long state = children.stream().filter(x -> !rowKeyOnly(x) && stateful(x)).count();
-            if (state > 0) {
-                int first = -1;
-                for (int i = 0; i < children.size(); i++) {
-                    if (!rowKeyOnly(children.get(i))) {
-                        first = i;
-                        break;
-                    }
-                }
-                boolean keyAfterState = false; // the cells of a row a later filter rejects by key reach it in HBase
-                for (int i = first + 1; i < children.size(); i++) {
-                    keyAfterState |= contains(children.get(i), Known::rowKeyOnly);
-                }
-                if (keyAfterState) {
-                    out.add("AND_ROW_CELLS");
-                }
-            }
-        }
-        switch (f) {
-            case FilterList l -> l.filters().forEach(x -> andOrder(x, out));
-            case WhileMatchFilter w -> andOrder(w.filter(), out);
-            case SkipFilter s -> andOrder(s.filter(), out);
-            default -> { }
-        }
     }
 
     private static boolean reversedPrefixHint(Case c) {
@@ -288,52 +213,6 @@ final class Known {
     private static boolean columnHinting(Filter f) {
         return f instanceof ColumnPrefixFilter || f instanceof MultipleColumnPrefixFilter || f instanceof ColumnRangeFilter
                 || (f instanceof ColumnPaginationFilter p && p.columnOffset().length > 0);
-    }
-
-    /** Filters that judge cells one by one, with no row-key, row or counting state. */
-    static boolean cellOnly(Filter f) {
-        return f instanceof FamilyFilter || f instanceof QualifierFilter || f instanceof ValueFilter
-                || f instanceof ColumnPrefixFilter || f instanceof MultipleColumnPrefixFilter || f instanceof ColumnRangeFilter
-                || f instanceof TimestampsFilter;
-    }
-
-    /** Filters whose state follows the cells they are shown. */
-    static boolean stateful(Filter f) {
-        return contains(f, x -> x instanceof ColumnCountGetFilter || x instanceof ColumnPaginationFilter
-                || x instanceof FirstKeyOnlyFilter || x instanceof SingleColumnValueFilter
-                || x instanceof SingleColumnValueExcludeFilter || x instanceof SkipFilter || x instanceof WhileMatchFilter);
-    }
-
-    /** Filters that judge by row key only. */
-    static boolean rowKeyOnly(Filter f) {
-        return f instanceof PrefixFilter || f instanceof RowFilter || f instanceof InclusiveStopFilter
-                || f instanceof MultiRowRangeFilter || f instanceof RandomRowFilter || f instanceof FuzzyRowFilter;
-    }
-
-    /**
-     * AND_ROW_CELLS: a MUST_PASS_ALL list's filters in an order where HBase shows each cell to
-     * the same filters Basalt does: the row-key filters first, then at most one other filter
-     * that holds row-key filters, then the rest (none of which does).
-     */
-    static List<Filter> agreedAndOrder(List<Filter> children) {
-        List<Filter> rowKeys = new ArrayList<>();
-        List<Filter> keyed = new ArrayList<>();
-        List<Filter> rest = new ArrayList<>();
-        for (Filter c : children) {
-            if (rowKeyOnly(c)) {
-                rowKeys.add(c);
-            } else if (contains(c, Known::rowKeyOnly)) {
-                if (keyed.isEmpty()) {
-                    keyed.add(c);
-                }
-            } else {
-                rest.add(c);
-            }
-        }
-        List<Filter> out = new ArrayList<>(rowKeys);
-        out.addAll(keyed);
-        out.addAll(rest);
-        return out;
     }
 
     static boolean contains(Filter f, Predicate<Filter> p) {

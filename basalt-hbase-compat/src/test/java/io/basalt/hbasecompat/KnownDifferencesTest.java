@@ -250,12 +250,17 @@ class KnownDifferencesTest {
                 List.of("b/g:a@4=\\xC3\\xA9"), List.of("b/g:a@4=\\xC3\\xA9"));
     }
 
-    /** WHILE_ROW_KEY_IN_LIST: HBase's range filter rejects {@code \x00} per cell, after RowFilter ended the list's asking. */
+    /**
+     * Settled (was WHILE_ROW_KEY_IN_LIST): the range filter passes row {@code \x00} by its key and
+     * rejects it cell by cell, so the WHILE around it ends the scan only at a cell it is shown;
+     * the row filter before it rejects {@code \x00}'s cells first, and the scan goes on to
+     * {@code b}.
+     */
     @Example
-    void whileMatchInAListSeesFewerRowsInHBase() {
-        differs(FilterList.all(new RowFilter(CompareOperator.EQUAL, new RegexStringComparator("b$")),
+    void aWhileAroundARangeInAListEndsTheScanOnlyAtACellItSees() {
+        agrees(FilterList.all(new RowFilter(CompareOperator.EQUAL, new RegexStringComparator("b$")),
                 new WhileMatchFilter(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("a"), true, b("cb"), false))))),
-                false, List.of("\\x00/f:ab@4=12", "b/f:b@4=x"), List.of("b/f:b@4=x"), List.of());
+                false, 3, List.of("\\x00/f:ab@4=12", "b/f:b@4=x"), List.of("b/f:b@4=x"));
     }
 
     /** Settled (was AND_STOPS_AT_FIRST_EXCLUSION): both ask ColumnCountGetFilter only about {@code b}, past the page's offset. */
@@ -268,15 +273,27 @@ class KnownDifferencesTest {
     }
 
     /**
-     * AND_ROW_CELLS: the range filter rejects row {@code b} cell by cell in HBase, so the WHILE
-     * before it sees {@code b/f:} (below its column range) and ends the scan; Basalt's list
-     * rejects the row by its key and the WHILE never sees it.
+     * Settled (was AND_ROW_CELLS): the range filter rejects row {@code b} cell by cell, so the
+     * WHILE before it is shown {@code b/f:} (below its column range) and ends the scan there.
      */
     @Example
-    void filtersBeforeARowFilterSeeTheRowsItRejectsInHBase() {
-        differs(FilterList.all(new WhileMatchFilter(new ColumnRangeFilter(b("a"), true, b(""), true)),
+    void filtersBeforeARangeFilterSeeTheRowsItRejects() {
+        agrees(FilterList.all(new WhileMatchFilter(new ColumnRangeFilter(b("a"), true, b(""), true)),
                 new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("bca"), false, b(""), false)))), false,
-                List.of("b/f:@1=1", "cca/f:a@1="), List.of(), List.of("cca/f:a@1="));
+                3, List.of("b/f:@1=1", "cca/f:a@1="), List.of());
+    }
+
+    /**
+     * Settled with it: a row filter that rejects {@code a} by its key does not hide the row from
+     * the WHILE before it while a hinting filter (the column prefix) passed the key: the list
+     * reads the row, the row filter answers next row, and the WHILE, shown {@code a/f:b}, ends
+     * the scan before {@code b}.
+     */
+    @Example
+    void aHintingFilterThatPassesTheKeyLetsTheListReadTheRow() {
+        agrees(FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.EQUAL, new BinaryComparator(b("x")))),
+                new RowFilter(CompareOperator.EQUAL, new BinaryComparator(b("b"))), new ColumnPrefixFilter(b("b"))),
+                false, 3, List.of("a/f:b@1=y", "b/f:b@1=x"), List.of());
     }
 
     /**
@@ -362,15 +379,41 @@ class KnownDifferencesTest {
     }
 
     /**
-     * COLUMN_COUNT_UNDER_OR: the count passes its limit at {@code g:a@5}; from {@code g:a@3} on
-     * HBase's list asks only the fuzzy filter, which answers with its hint {@code b\x00c}, and the store seeks past
-     * {@code accc}.
+     * Settled (was COLUMN_COUNT_UNDER_OR): the count passes its limit at {@code g:a@5}; from
+     * {@code g:a@3} on the list asks only the fuzzy filter, which answers with its hint
+     * {@code b\x00c}, and family {@code g}'s reader seeks past {@code accc}.
      */
     @Example
-    void columnCountUnderAnOrLetsARowHintSeekInHBase() {
-        differs(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bacb"), new byte[] {0, 1, 0, 1}))),
-                new ColumnCountGetFilter(1)), false, List.of("abcc/f:b@1=X1", "abcc/g:a@5=x", "abcc/g:a@3=y", "accc/g:b@3=z"),
-                List.of("abcc/f:b@1=X1"), List.of("abcc/f:b@1=X1", "accc/g:b@3=z"));
+    void columnCountUnderAnOrLetsARowHintSeek() {
+        agrees(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bacb"), new byte[] {0, 1, 0, 1}))),
+                new ColumnCountGetFilter(1)), false, 3, List.of("abcc/f:b@1=X1", "abcc/g:a@5=x", "abcc/g:a@3=y", "accc/g:b@3=z"),
+                List.of("abcc/f:b@1=X1"));
+    }
+
+    /**
+     * A fuzzy filter drops a row at its end only if it was asked about one of the row's cells:
+     * here the family filter before it in the AND excludes both cells, so the OR keeps the row
+     * for its first cell, which the SKIP(FirstKeyOnly) kept.
+     */
+    @Example
+    void aFuzzyFilterNotAskedAboutACellDoesNotDropTheRow() {
+        agrees(FilterList.one(new SkipFilter(new FirstKeyOnlyFilter()), FilterList.all(
+                new FamilyFilter(CompareOperator.LESS_OR_EQUAL, new BinaryPrefixComparator(b("f"))),
+                FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("c"), new byte[] {0})))))),
+                false, 2, List.of("b/g:c@3=x", "b/g:c@2=y"), List.of("b/g:c@3=x"));
+    }
+
+    /**
+     * A row seek moves one family's reader, as HBase's store scanners: the fuzzy filter's seek at
+     * {@code a/g:a} sends only {@code g} on to {@code b\x00c}, so {@code ab}'s cells in {@code f}
+     * are still read (and kept by the count) while its cell in {@code g} is not.
+     */
+    @Example
+    void aRowSeekMovesOnlyTheFamilyItWasAskedIn() {
+        agrees(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bacb"), new byte[] {0, 1, 0, 1}))),
+                new ColumnCountGetFilter(1)), false, 3,
+                List.of("a/f:b@1=1", "a/g:a@5=x", "a/g:a@3=y", "ab/f:a@1=2", "ab/g:a@1=3"),
+                List.of("a/f:b@1=1", "ab/f:a@1=2"));
     }
 
     /**
