@@ -15,10 +15,33 @@ final class BloomFilter {
 
     private final byte[] bits;
     private final int probes;
+    /** The number of bits, the modulus of every probe. */
+    private final long bitCount;
+    /**
+     * {@link #bitCount}'s reciprocal for {@link #reduce}, or 0 when there are 2^32 bits or more (a
+     * probe, below 2^32, is then its own position).
+     */
+    private final long reciprocal;
 
     private BloomFilter(byte[] bits, int probes) {
         this.bits = bits;
         this.probes = probes;
+        this.bitCount = (long) bits.length * 8;
+        this.reciprocal = bitCount < (1L << 32) ? Long.divideUnsigned(-1L, bitCount) + 1 : 0;
+    }
+
+    /**
+     * {@code x % bitCount} for {@code 0 <= x < 2^32} without a division, which cost a read a
+     * division per probe and file: Lemire's fastmod (the low 64 bits of {@code x} times the
+     * rounded-up reciprocal, multiplied back by the divisor, keep the remainder in their high
+     * word). Exact for 32-bit operands; the probes' positions, and so the file format, are the
+     * same as with {@code %}.
+     */
+    private long reduce(long x) {
+        if (reciprocal == 0) {
+            return x;
+        }
+        return Math.unsignedMultiplyHigh(reciprocal * x, bitCount);
     }
 
     /** A filter sized for {@code keys} rows. */
@@ -34,22 +57,24 @@ final class BloomFilter {
 
     void add(MemorySegment row) {
         long h = hash(row);
-        long bitCount = (long) bits.length * 8;
         int h1 = (int) h;
         int h2 = (int) (h >>> 32);
         for (int i = 0; i < probes; i++) {
-            long bit = Integer.toUnsignedLong(h1 + i * h2) % bitCount;
+            long bit = reduce(Integer.toUnsignedLong(h1 + i * h2));
             bits[(int) (bit >>> 3)] |= (byte) (1 << (bit & 7));
         }
     }
 
     boolean mightContain(MemorySegment row) {
-        long h = hash(row);
-        long bitCount = (long) bits.length * 8;
+        return mightContain(hash(row));
+    }
+
+    /** {@link #mightContain(MemorySegment)} for a row's {@link #hash}: a get hashes its row once for every file. */
+    boolean mightContain(long h) {
         int h1 = (int) h;
         int h2 = (int) (h >>> 32);
         for (int i = 0; i < probes; i++) {
-            long bit = Integer.toUnsignedLong(h1 + i * h2) % bitCount;
+            long bit = reduce(Integer.toUnsignedLong(h1 + i * h2));
             if ((bits[(int) (bit >>> 3)] & (1 << (bit & 7))) == 0) {
                 return false;
             }

@@ -809,7 +809,7 @@ final class Region {
                 continue;
             }
             for (SSTableReader file : v.files().get(familyDescriptors[i].name())) {
-                if (!file.mightContainRow(row)) {
+                if (!file.mightContainRow(rowHash)) {
                     continue;
                 }
                 if (!file.retain()) {

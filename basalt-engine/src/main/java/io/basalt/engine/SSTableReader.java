@@ -408,10 +408,15 @@ final class SSTableReader {
 
     /** False only when the file certainly has no cell of {@code row}. */
     boolean mightContainRow(byte[] row) {
+        return mightContainRow(BloomFilter.hash(MemorySegment.ofArray(row)));
+    }
+
+    /** {@link #mightContainRow(byte[])} for the row's {@link BloomFilter#hash}, computed once per get. */
+    boolean mightContainRow(long rowHash) {
         if (firstKey == null) {
             return false;
         }
-        return bloom == null || bloom.mightContain(MemorySegment.ofArray(row));
+        return bloom == null || bloom.mightContain(rowHash);
     }
 
     /** The first block whose last key is at or after {@code key}, or {@link #blockCount()}. */

@@ -1,0 +1,94 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * The row bloom filter. Its bit positions are part of the SSTable format, so the division-free
+ * reduction of a probe must give exactly what {@code probe % bitCount} gives: a file written
+ * with one must read the same with the other.
+ */
+class BloomFilterTest {
+
+    /** The positions {@code add} sets, computed the plain way (a division per probe). */
+    private static boolean plainMightContain(byte[] bits, int probes, MemorySegment row) {
+        long h = BloomFilter.hash(row);
+        long bitCount = (long) bits.length * 8;
+        int h1 = (int) h;
+        int h2 = (int) (h >>> 32);
+        for (int i = 0; i < probes; i++) {
+            long bit = Integer.toUnsignedLong(h1 + i * h2) % bitCount;
+            if ((bits[(int) (bit >>> 3)] & (1 << (bit & 7))) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static MemorySegment row(String s) {
+        return MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Property(tries = 300)
+    void setsTheBitsTheDivisionWouldSet(@ForAll @IntRange(min = 1, max = 200_000) int keys,
+                                        @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        BloomFilter filter = BloomFilter.forKeys(keys);
+        Random random = new Random(seed);
+        int added = Math.min(keys, 2_000);
+        for (int i = 0; i < added; i++) {
+            filter.add(row("user" + random.nextLong()));
+        }
+        // Every bit the filter set is one the plain computation reads, and the other way round:
+        // rows added are found both ways, and unknown rows get the same answer both ways.
+        random = new Random(seed);
+        for (int i = 0; i < added; i++) {
+            MemorySegment r = row("user" + random.nextLong());
+            assertThat(plainMightContain(filter.bits(), filter.probes(), r)).isTrue();
+            assertThat(filter.mightContain(r)).isTrue();
+        }
+        for (int i = 0; i < 2_000; i++) {
+            MemorySegment r = row("other" + random.nextLong());
+            assertThat(filter.mightContain(r)).isEqualTo(plainMightContain(filter.bits(), filter.probes(), r));
+            assertThat(filter.mightContain(BloomFilter.hash(r))).isEqualTo(filter.mightContain(r));
+        }
+    }
+
+    /** Sizes at the edges of the reduction: a power of two, just under 2^32 bits, and 2^32 bits and more. */
+    @Example
+    void readsAFilterOfAnySizeTheWayItWasWritten() {
+        for (long bytes : new long[] {8, 1 << 20, (1L << 29) - 1, 1L << 29}) {
+            byte[] bits = new byte[(int) bytes];
+            Random random = new Random(bytes);
+            random.nextBytes(bits); // any bit pattern: the answers must agree bit for bit
+            BloomFilter filter = BloomFilter.of(BloomFilter.PROBES, bits);
+            for (int i = 0; i < 20_000; i++) {
+                MemorySegment r = row("k" + random.nextInt());
+                assertThat(filter.mightContain(r)).as("%d bytes", bytes)
+                        .isEqualTo(plainMightContain(bits, BloomFilter.PROBES, r));
+            }
+        }
+    }
+
+    @Example
+    void falsePositivesStayNearOnePercent() {
+        BloomFilter filter = BloomFilter.forKeys(100_000);
+        for (int i = 0; i < 100_000; i++) {
+            filter.add(row("row" + i));
+        }
+        int positives = 0;
+        for (int i = 0; i < 100_000; i++) {
+            if (filter.mightContain(row("absent" + i))) {
+                positives++;
+            }
+        }
+        assertThat(positives).isBetween(100, 2_000); // 0.1% to 2%: ten bits and seven probes give about 1%
+    }
+}
