@@ -175,9 +175,9 @@ final class RegionScanner implements AutoCloseable {
     }
 
     /**
-     * Moves past {@code row}, which the filter skipped, to {@code hint} when the filter gave one
-     * that lies ahead: forward, the merge seeks there; reversed, the search for the previous row
-     * starts below it.
+     * Moves past {@code row} (which the filter skipped, or which was read and sent every family
+     * on) to {@code hint} when there is one that lies ahead: forward, the merge seeks there;
+     * reversed, the search for the previous row starts below it.
      */
     private void skipRow(byte[] row, byte[] hint) {
         boolean usable = hint != null && hint.length > 0 && hint.length <= Cell.MAX_ROW_LENGTH;
@@ -199,9 +199,10 @@ final class RegionScanner implements AutoCloseable {
     }
 
     /**
-     * After a row: when a filter's seek sent every family's reader to a later row, moves the merge
-     * to the nearest of them. (A family whose reader was not sent on shows its rows between, and
-     * the reader hides the others' cells there.)
+     * After a row: when a filter's seek sent every family's reader to a later row (or the filter
+     * closed the family), moves the merge to the nearest of them. (A family whose reader was not
+     * sent on shows its rows between, and the reader hides the others' cells there: a family that
+     * holds few rows costs a step per row until its own cells are rejected.)
      */
     private void skipSoughtRows(byte[] row) {
         boolean reversed = scan.reversed();
@@ -213,7 +214,7 @@ final class RegionScanner implements AutoCloseable {
                 seekRows[i] = target = null; // reached: the family's reader is at the scan's row again
             }
             if (target == null) {
-                every = false;
+                every &= closedFamilies[i];
             } else if (nearest == null || (reversed ? Bytes.compare(target, nearest) > 0 : Bytes.compare(target, nearest) < 0)) {
                 nearest = target;
             }
@@ -422,6 +423,12 @@ final class RegionScanner implements AutoCloseable {
                         }
                         if (level == ScanFilter.SEEK) {
                             byte[] target = filter.rowSeekHint();
+                            if (!closing && filter.allRemaining()) {
+                                // Taking the hint ended the filter (a fuzzy rule with no row
+                                // left): HBase's store scanner ends at the next cell it meets.
+                                closing = true;
+                                closedFamilies[familyIndex] = true;
+                            }
                             if (target != null && (reversed ? Bytes.compare(target, row) < 0 : Bytes.compare(target, row) > 0)) {
                                 // A later row: as HBase's seek, it moves this family's reader only.
                                 seekRows[familyIndex] = target;

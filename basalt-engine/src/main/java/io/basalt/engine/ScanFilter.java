@@ -46,11 +46,12 @@ import java.util.random.RandomGenerator;
  * consults at each row and at each cell it would return.
  *
  * <p><b>Protocol.</b> For each row (with a visible cell, where {@link #judgesVisibleRowsOnly}),
- * in the scan's order: {@link #startRow} decides from the key alone (include, skip, or stop the
- * scan); for an included row, {@link #cell} judges each cell the unfiltered read would return
- * (so filters see versions after deletes, time range and version limits: see {@link Filter})
- * and may tell the reader to step, leave the column, seek to a later
- * column, leave the family or leave the row; then, if cells are left, {@link #finishRow} prunes,
+ * in the scan's order: {@link #startRow} decides from the key alone (include, skip, stop the
+ * scan, or {@link #ROW_CELLS}: reject the row cell by cell); for an included row, {@link #cell}
+ * judges each cell the unfiltered read would return (so filters see versions after deletes,
+ * time range and version limits: see {@link Filter}) and may tell the reader to step, leave the
+ * column, seek to a later column, leave the family, leave the row, or send the family's reader
+ * on to a later row; then, if cells are left, {@link #finishRow} prunes,
  * judges and rewrites the row in HBase's order. {@link #stopped} says no later row can pass, so
  * the scan ends without reading on.
  *
@@ -58,9 +59,11 @@ import java.util.random.RandomGenerator;
  * level becomes a seek in the merge, so a prefix, a row range or a fuzzy rule moves the reader to
  * the next row that can match, and a column prefix or range to the next column that can. HBase
  * users know the cost of the alternative (a PrefixFilter without a start row reads the table from
- * its first row, HBASE-14397). Skip decisions are hints, never needed for correctness: a filter
- * asked again about a cell before its hint answers the same way, which is what lets a list that
- * needs only one of its filters to pass seek as far as the nearest hint.
+ * its first row, HBASE-14397). Column skips are hints: a filter asked again about a cell before
+ * its hint answers the same way, which is what lets a list that needs only one of its filters to
+ * pass seek as far as the nearest hint. A seek to a later row is not only a hint: as in HBase,
+ * the family's cells before that row are never shown to any filter, which a list whose other
+ * filters have ended can see.
  *
  * <p>Not thread-safe: one per scan, shared by the scan's region scanners in turn, so a page or a
  * while-match spans the regions of one node.
@@ -69,7 +72,7 @@ abstract class ScanFilter {
 
     /** {@link #startRow}: read the row. */
     static final int ROW_INCLUDE = 0;
-    /** {@link #startRow}: pass over the row, seeking to {@link #rowHint()} when there is one. */
+    /** {@link #startRow}: pass over the row, seeking to {@link #rowHint()} when there is one (a list has one only where {@link #observesRejectedRows} does not hold). */
     static final int ROW_SKIP = 1;
     /** {@link #startRow}: no row from here on can pass. */
     static final int ROW_STOP = 2;
@@ -125,7 +128,9 @@ abstract class ScanFilter {
      * visible cell, never for a row that has none (a row of delete markers, or of cells outside
      * the query's columns or time range). Otherwise it judges each stored key first, so a key
      * filter seeks past deleted rows without reading them; the answers are the same, since such
-     * a filter's key decisions do not depend on the rows before.
+     * a filter's key decisions do not depend on the rows before. (The same holds for rows whose
+     * every family a row seek has hidden, which HBase never shows a filter: the only key state
+     * such filters keep, a prefix's, a range's or a stop row's end, moves forward with the keys.)
      */
     boolean judgesVisibleRowsOnly() {
         return false;
@@ -145,8 +150,9 @@ abstract class ScanFilter {
     }
 
     /**
-     * After {@link #ROW_SKIP}: where the next row that may pass is, or {@code null}. Forward, the
-     * next candidate is at or after it; in a reversed scan, strictly before it.
+     * After {@link #ROW_SKIP} or {@link #ROW_CELLS}: where the next row that may pass is, or
+     * {@code null}. Forward, the next candidate is at or after it; in a reversed scan, strictly
+     * before it.
      */
     byte[] rowHint() {
         return null;
@@ -157,6 +163,18 @@ abstract class ScanFilter {
      * about a cell even after another filter excluded it (for its seek hint).
      */
     boolean hinting() {
+        return false;
+    }
+
+    /**
+     * Whether reading a row the filter rejects, cell by cell as HBase does, can change what a
+     * later row gets: a while-match may end the scan at one of its cells, a column count past
+     * its limit closes families for the rest of the region, a fuzzy filter asked for its hint
+     * may find no row left and end. A list without any such filter passes over a row it
+     * rejects by its key, with the old hint rules, which reads and returns the same rows at the
+     * cost of a seek instead of a read.
+     */
+    boolean observesRejectedRows() {
         return false;
     }
 
@@ -551,11 +569,16 @@ abstract class ScanFilter {
         /**
          * Whether the row just rejected has no matching row after it. The filter ends the scan
          * only once its next-row hint is taken ({@link #rowHint}), as HBase's ends when its
-         * getNextCellHint finds no next row: a list that passes the row because another filter
-         * keeps it never asks for the hint, so there the filter goes on judging (and rejecting)
-         * rows.
+         * getNextCellHint finds no next row: a list asks for the hint only at the row's cells (an
+         * AND at the first, an OR at the second or when it seeks), so where it never does, the
+         * filter goes on judging (and rejecting) rows.
          */
         private boolean noNext;
+
+        @Override
+        boolean observesRejectedRows() {
+            return true;
+        }
 
         private final List<FuzzyRowFilter.Rule> rules;
         private final boolean reversed;
@@ -660,7 +683,7 @@ abstract class ScanFilter {
         }
 
         /**
-         * Its end of the scan outlasts the row: a list that rejects a row takes the hint, which
+         * Its end of the scan outlasts the row: taking its hint at one of a rejected row's cells
          * ends the filter when no row can match; a row with no visible cell (which HBase never
          * shows a filter) must not do that.
          */
@@ -977,6 +1000,12 @@ abstract class ScanFilter {
             return countOnly && columns > limit;
         }
 
+        /** A count past its limit closes families for the rest of the region, at any row's cells. */
+        @Override
+        boolean observesRejectedRows() {
+            return countOnly;
+        }
+
         @Override
         int startRow(byte[] row) {
             resetRow();
@@ -1141,14 +1170,15 @@ abstract class ScanFilter {
             return code;
         }
 
+        /** None, as HBase's wrapper gives none (and asking a fuzzy filter inside could end it): a seek is a step. */
         @Override
         byte[] columnHint() {
-            return inner.columnHint();
+            return null;
         }
 
         @Override
-        byte[] rowSeekHint() {
-            return inner.rowSeekHint();
+        boolean observesRejectedRows() {
+            return true;
         }
 
         @Override
@@ -1309,11 +1339,25 @@ abstract class ScanFilter {
         private final boolean reversed;
         /** Per filter, whether it answered the current cell with a seek. */
         private final boolean[] seeking;
+        /** See {@link #observesRejectedRows}: fixed for the list's life. */
+        private final boolean observes;
+        private byte[] rowHint;
 
         All(List<ScanFilter> children, boolean reversed) {
             this.children = children;
             this.reversed = reversed;
             this.seeking = new boolean[children.size()];
+            this.observes = any(children, ScanFilter::observesRejectedRows);
+        }
+
+        @Override
+        boolean observesRejectedRows() {
+            return observes;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return rowHint;
         }
 
         /**
@@ -1323,12 +1367,16 @@ abstract class ScanFilter {
          * passes over a row by its key only when a filter rejected the key and no hinting filter
          * passed it ({@link #ROW_CELLS} is a pass here): otherwise the row is read, and the
          * rejecting filters' cell answers (next row, or a seek) reject it cell by cell, so the
-         * filters before them in the list see its cells.
+         * filters before them in the list see its cells. A list none of whose filters {@link
+         * #observesRejectedRows} passes over such a row by its key instead, as far as the
+         * furthest hint of the filters that rejected it (every one must pass).
          */
         @Override
         int startRow(byte[] row) {
+            rowHint = null;
             boolean rejected = false;
             boolean hintingPassed = false;
+            boolean cellsRejected = false;
             boolean stop = false;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
@@ -1341,16 +1389,34 @@ abstract class ScanFilter {
                 int d = child.startRow(row);
                 if (d == ROW_STOP || stop) {
                     stop = true;
-                } else if (d == ROW_SKIP) {
+                    continue;
+                }
+                if (d == ROW_SKIP) {
                     rejected = true;
                 } else if (child.hinting()) {
                     hintingPassed = true;
+                }
+                if (d == ROW_SKIP || d == ROW_CELLS) {
+                    cellsRejected |= d == ROW_CELLS;
+                    if (!observes) {
+                        byte[] h = child.rowHint();
+                        if (h != null) {
+                            rowHint = further(rowHint, h, reversed); // every filter must pass: go as far as any says
+                        }
+                    }
                 }
             }
             if (stop) {
                 return ROW_STOP;
             }
-            return rejected && !hintingPassed ? ROW_SKIP : ROW_INCLUDE;
+            if (rejected && !hintingPassed) {
+                return ROW_SKIP; // HBase's filterRowKey (which gives no hint: one here only where nothing observes)
+            }
+            if ((rejected || cellsRejected) && !observes) {
+                return ROW_SKIP; // no filter here can tell a read row from a skipped one
+            }
+            rowHint = null;
+            return ROW_INCLUDE;
         }
 
         @Override
@@ -1498,6 +1564,11 @@ abstract class ScanFilter {
         private final boolean[] asked;
         /** Whether every filter asked about the current cell answered with a seek. */
         private boolean allSeek;
+        /** See {@link #observesRejectedRows}: fixed for the list's life. */
+        private final boolean observes;
+        private byte[] rowHint;
+        /** Per child, its key decision for the current row. */
+        private final int[] decisions;
 
         One(List<ScanFilter> children, boolean reversed) {
             this.children = children;
@@ -1508,6 +1579,18 @@ abstract class ScanFilter {
             this.lastCode = new int[n];
             this.keptNow = new boolean[n];
             this.asked = new boolean[n];
+            this.observes = any(children, ScanFilter::observesRejectedRows);
+            this.decisions = new int[n];
+        }
+
+        @Override
+        boolean observesRejectedRows() {
+            return observes;
+        }
+
+        @Override
+        byte[] rowHint() {
+            return rowHint;
         }
 
         /** Forgets the children's last answers: a new row. */
@@ -1554,13 +1637,20 @@ abstract class ScanFilter {
             lastCode[i] = code;
         }
 
+        /**
+         * A list none of whose filters {@link #observesRejectedRows} also passes over, by its key,
+         * a row that only filters rejecting it cell by cell let through, as far as the nearest
+         * hint of the filters that rejected it (none when one of them has none).
+         */
         @Override
         int startRow(byte[] row) {
             if (children.isEmpty()) {
                 return ROW_INCLUDE;
             }
+            rowHint = null;
             forgetAnswers();
             boolean any = false;
+            boolean passed = false;
             boolean allStop = true;
             for (int i = 0; i < children.size(); i++) {
                 ScanFilter child = children.get(i);
@@ -1571,13 +1661,34 @@ abstract class ScanFilter {
                 } else {
                     d = child.startRow(row);
                 }
+                decisions[i] = d;
                 any |= d == ROW_INCLUDE || d == ROW_CELLS;
+                passed |= d == ROW_INCLUDE;
                 allStop &= d == ROW_STOP;
             }
-            if (any) {
+            if (passed || (any && observes)) {
                 return ROW_INCLUDE;
             }
-            return allStop ? ROW_STOP : ROW_SKIP;
+            if (allStop) {
+                return ROW_STOP;
+            }
+            if (!observes) {
+                boolean hintless = false;
+                for (int i = 0; i < children.size(); i++) {
+                    if (decisions[i] == ROW_SKIP || decisions[i] == ROW_CELLS) {
+                        byte[] h = children.get(i).rowHint();
+                        if (h == null) {
+                            hintless = true;
+                        } else if (rowHint == null || further(h, rowHint, reversed) == rowHint) {
+                            rowHint = h; // any filter may pass: go only as far as the nearest says
+                        }
+                    }
+                }
+                if (hintless) {
+                    rowHint = null;
+                }
+            }
+            return ROW_SKIP;
         }
 
         @Override

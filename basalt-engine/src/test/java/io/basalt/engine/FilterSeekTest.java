@@ -257,6 +257,57 @@ class FilterSeekTest {
     }
 
     /**
+     * Lists whose filters reject rows cell by cell seek in a table of two families too: a seek to
+     * a later row moves one family's reader, and the reader seeks the whole merge once both have
+     * been sent on. The while-match makes the AND read the rows its fuzzy rule rejects (it could
+     * end the scan at one of their cells), so this measures the cell-by-cell path.
+     */
+    @net.jqwik.api.Example
+    void listsThatRejectRowsCellByCellSeekInATableOfTwoFamilies() throws Exception {
+        Path dir = Files.createTempDirectory("basalt-filter-seek");
+        try (Connection c = Basalt.open(dir)) {
+            c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024),
+                    FamilyDescriptor.of("g").withBlockSize(1024)))).get(30, TimeUnit.SECONDS);
+            AsyncTable table = c.table("t");
+            for (int i = 0; i < 5000; i++) {
+                table.put(new Put(bytes(String.format("row%05d", i)))
+                        .addColumn(bytes("f"), bytes("q"), 1, bytes("value-" + "x".repeat(40)))
+                        .addColumn(bytes("g"), bytes("q"), 1, bytes("other-" + "y".repeat(40)))).get(30, TimeUnit.SECONDS);
+            }
+            c.admin().flush("t").get(30, TimeUnit.SECONDS);
+            c.admin().compact("t").get(30, TimeUnit.SECONDS);
+            BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
+
+            long before = cache.hits() + cache.misses();
+            assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
+            long fullScan = cache.hits() + cache.misses() - before;
+
+            Filter fuzzy = new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes("row0?990"), new byte[] {0, 0, 0, 0, 1, 0, 0, 0})));
+            Filter watched = FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.NOT_EQUAL,
+                    new BinaryComparator(bytes("none")))), fuzzy);
+            before = cache.hits() + cache.misses();
+            assertThat(text(table.scanAll(new Scan().setFilter(watched)).get(30, TimeUnit.SECONDS)))
+                    .extracting(cell -> cell.substring(0, 8))
+                    .containsExactly("row00990", "row00990", "row01990", "row01990", "row02990", "row02990", "row03990",
+                            "row03990", "row04990", "row04990");
+            long cellByCell = cache.hits() + cache.misses() - before;
+
+            before = cache.hits() + cache.misses();
+            assertThat(table.scanAll(new Scan().setFilter(FilterList.one(new PrefixFilter(bytes("row0199")),
+                    new PrefixFilter(bytes("row0399"))))).get(30, TimeUnit.SECONDS)).hasSize(20);
+            long byKey = cache.hits() + cache.misses() - before;
+
+            assertThat(fullScan).isGreaterThan(400);
+            assertThat(cellByCell).as("blocks read for 5 fuzzy matches, cell by cell, against %d for the table", fullScan)
+                    .isLessThan(60);
+            assertThat(byKey).as("blocks read for two prefixes of 10 rows, against %d for the table", fullScan)
+                    .isLessThan(40);
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /**
      * A key filter seeks past deleted rows without reading them: its key decision does not depend
      * on earlier rows, so the reader judges each stored key, visible or not (a while-match, whose
      * decision does, waits for a visible cell). 4,990 deleted rows before the prefix, in files.

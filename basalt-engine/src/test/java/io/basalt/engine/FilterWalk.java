@@ -125,6 +125,10 @@ public final class FilterWalk {
                 }
                 if (level == ScanFilter.SEEK) {
                     byte[] target = f.rowSeekHint();
+                    if (!closing && f.allRemaining()) { // the hint ended the filter: the family ends at its next cell
+                        closing = true;
+                        closed.add(family(cell));
+                    }
                     if (target != null && (reversed ? Bytes.compare(target, key) < 0 : Bytes.compare(target, key) > 0)) {
                         seekRows.put(family(cell), target); // a later row, for this family's reader only
                         level = ScanFilter.NEXT_FAMILY;

@@ -52,7 +52,9 @@ import java.util.function.Predicate;
  *       0xFF wraps to 0x00 and the hint, before the prefix, skips its rows.</li>
  *   <li>REVERSED_RANGES_OPEN_END: a reversed MultiRowRangeFilter whose last range has no stop row
  *       takes a first row that lies in an earlier range for one before the first range, and seeks
- *       past it.</li>
+ *       past it; and below its first range it never ends (filterAllRemaining stays false, each
+ *       cell answers a seek to a row behind the scan), which a list whose other filters have
+ *       ended shows: its column count is reset for the next row instead of the scan ending.</li>
  *   <li>WRAPPER_NOT_REVERSED: SkipFilter and WhileMatchFilter do not pass {@code setReversed} on,
  *       so a row filter inside one judges a reversed scan as a forward one.</li>
  *   <li>REVERSED_OR_COLUMN_HINT: a reversed MUST_PASS_ONE list compares a filter's column hint
@@ -101,7 +103,7 @@ final class Known {
         if (c.reversed() && reversedPrefixHint(c)) {
             return "REVERSED_PREFIX_HINT";
         }
-        if (c.reversed() && contains(f, x -> x instanceof MultiRowRangeFilter m && m.ranges().size() > 1
+        if (c.reversed() && contains(f, x -> x instanceof MultiRowRangeFilter m
                 && m.ranges().getLast().stop().length == 0)) {
             return "REVERSED_RANGES_OPEN_END";
         }

@@ -85,6 +85,20 @@ class KnownDifferencesTest {
                 List.of("bb/f:a@1=x", "e/f:a@1=y"), List.of("e/f:a@1=y"), List.of("e/f:a@1=y", "bb/f:a@1=x"));
     }
 
+    /**
+     * REVERSED_RANGES_OPEN_END, second form: below an open-ended range a reversed range filter
+     * never ends in HBase, so the OR does not end when its column count passes the limit at
+     * {@code ab/f:ab}; the count is reset for {@code \x00a}, which HBase returns. Basalt's range
+     * filter ends at {@code ab}, and family {@code f} closes with the count.
+     */
+    @Example
+    void reversedOpenEndedRangesNeverEndInHBase() {
+        differs(FilterList.one(new ColumnCountGetFilter(1), new MultiRowRangeFilter(List.of(
+                new MultiRowRangeFilter.RowRange(b("bc"), false, b(""), false)))), true,
+                List.of("\\x00a/f:b@4=1", "ab/f:a@1=2", "ab/f:ab@5=3"), List.of("ab/f:a@1=2", "\\x00a/f:b@4=1"),
+                List.of("ab/f:a@1=2"));
+    }
+
     /** WRAPPER_NOT_REVERSED: the wrapped InclusiveStopFilter thinks the scan is forward and stops at once. */
     @Example
     void wrappersDoNotTellTheirFilterTheScanIsReversed() {
