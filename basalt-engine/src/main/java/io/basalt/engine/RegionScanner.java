@@ -210,7 +210,7 @@ final class RegionScanner implements AutoCloseable {
         boolean every = true;
         for (int i = 0; i < seekRows.length; i++) {
             byte[] target = seekRows[i];
-            if (target != null && (reversed ? Bytes.compare(target, row) > 0 : Bytes.compare(target, row) <= 0)) {
+            if (target != null && (reversed ? Bytes.compare(target, row) >= 0 : Bytes.compare(target, row) <= 0)) {
                 seekRows[i] = target = null; // reached: the family's reader is at the scan's row again
             }
             if (target == null) {
@@ -220,7 +220,9 @@ final class RegionScanner implements AutoCloseable {
             }
         }
         if (every && nearest != null) {
-            skipRow(row, nearest);
+            // Reversed, a seek's target row is itself shown (HBase's backward seek lands at or
+            // before it), so the bound is just past it.
+            skipRow(row, reversed ? SeekKey.afterRowBytes(nearest) : nearest);
         }
     }
 
@@ -323,7 +325,8 @@ final class RegionScanner implements AutoCloseable {
      * @param seekRows per family read, the row a filter's seek to a later row ({@link
      *     ScanFilter#rowSeekHint}) sent its reader to: as HBase's seek moves one store scanner,
      *     the family is left for this row and its cells in rows before that one are never
-     *     offered (nor returned). Ignored without a filter.
+     *     offered (nor returned); reversed, the rows after it, the target itself being shown,
+     *     as HBase's backward seek lands at or before it. Ignored without a filter.
      * @param keyJudged whether the caller has had the filter judge the row's key already
      * @param reversed whether the scan runs backwards: a filter's column hint is then not sought
      *     to (HBase's reversed scanners step instead, HBASE-26232), so the filter sees each cell
@@ -366,7 +369,7 @@ final class RegionScanner implements AutoCloseable {
                 sought = false;
                 if (filter != null && familyIndex >= 0 && seekRows[familyIndex] != null) {
                     int c = Bytes.compare(row, seekRows[familyIndex]);
-                    sought = reversed ? c >= 0 : c < 0;
+                    sought = reversed ? c > 0 : c < 0; // reversed, the target row itself is shown
                     if (!sought) {
                         seekRows[familyIndex] = null;
                     }

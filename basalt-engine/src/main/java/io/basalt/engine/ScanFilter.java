@@ -72,7 +72,7 @@ abstract class ScanFilter {
 
     /** {@link #startRow}: read the row. */
     static final int ROW_INCLUDE = 0;
-    /** {@link #startRow}: pass over the row, seeking to {@link #rowHint()} when there is one (a list has one only where {@link #observesRejectedRows} does not hold). */
+    /** {@link #startRow}: pass over the row, seeking to {@link #rowHint()} when there is one (a list has one only with {@link #allowKeySkips}). */
     static final int ROW_SKIP = 1;
     /** {@link #startRow}: no row from here on can pass. */
     static final int ROW_STOP = 2;
@@ -178,6 +178,15 @@ abstract class ScanFilter {
         return false;
     }
 
+    /**
+     * Lets the lists in this tree pass over, by key, rows their filters reject cell by cell
+     * (HBase's lists read them): allowed only when nothing in the whole tree {@link
+     * #observesRejectedRows}, since a list's key decision is what the filters beside it in a
+     * parent list see. By default there is no list below.
+     */
+    void allowKeySkips(boolean allow) {
+    }
+
     /** Judges the next cell of an included row ({@code cell} is valid only during the call); by default every cell passes. */
     int cell(Cell cell) {
         return INCLUDE;
@@ -193,8 +202,9 @@ abstract class ScanFilter {
     }
 
     /**
-     * After {@link #SEEK}: a row after the cell's (in the scan's direction; reversed, the next
-     * candidate lies strictly before it) where the next candidate is, or {@code null} when the
+     * After {@link #SEEK}: a row after the cell's (in the scan's direction; reversed, HBase's
+     * backward seek lands at or before it, so the row itself is shown again) where the next
+     * candidate is, or {@code null} when the
      * seek is to a column ({@link #columnHint}) or has no hint. As HBase's seek with a hint, it
      * moves one family's reader: the cell's family is left for this row and its cells before
      * the hint are never offered. Asking may end a fuzzy filter (HBase's {@code getNextCellHint}
@@ -260,6 +270,12 @@ abstract class ScanFilter {
     }
 
     static ScanFilter compile(Filter filter, boolean reversed, RandomGenerator random) {
+        ScanFilter root = build(filter, reversed, random);
+        root.allowKeySkips(!root.observesRejectedRows());
+        return root;
+    }
+
+    private static ScanFilter build(Filter filter, boolean reversed, RandomGenerator random) {
         return switch (filter) {
             case PrefixFilter f -> new Prefix(f.prefix(), reversed);
             case ColumnPrefixFilter f -> new ColumnPrefixes(List.of(f.prefix()));
@@ -283,12 +299,12 @@ abstract class ScanFilter {
             case RandomRowFilter f -> new RandomRow(f.chance(), random);
             case FuzzyRowFilter f -> new FuzzyRow(f.rules(), reversed);
             case MultiRowRangeFilter f -> new RowRanges(f.ranges(), reversed);
-            case WhileMatchFilter f -> new WhileMatch(compile(f.filter(), reversed, random));
-            case SkipFilter f -> new SkipRow(compile(f.filter(), reversed, random));
+            case WhileMatchFilter f -> new WhileMatch(build(f.filter(), reversed, random));
+            case SkipFilter f -> new SkipRow(build(f.filter(), reversed, random));
             case FilterList f -> {
                 List<ScanFilter> children = new ArrayList<>();
                 for (Filter child : f.filters()) {
-                    children.add(compile(child, reversed, random));
+                    children.add(build(child, reversed, random));
                 }
                 yield f.operator() == FilterList.Operator.MUST_PASS_ALL ? new All(children, reversed)
                         : new One(children, reversed);
@@ -1136,6 +1152,11 @@ abstract class ScanFilter {
             this.inner = inner;
         }
 
+        @Override
+        void allowKeySkips(boolean allow) {
+            inner.allowKeySkips(allow);
+        }
+
         /**
          * A key the inner filter rejects ends the scan; one it rejects cell by cell ({@link
          * #ROW_CELLS}) passes, as HBase's {@code filterRowKey} passed it, and the row's first cell
@@ -1228,6 +1249,11 @@ abstract class ScanFilter {
         }
 
         @Override
+        void allowKeySkips(boolean allow) {
+            inner.allowKeySkips(allow);
+        }
+
+        @Override
         int startRow(byte[] row) {
             resetRow();
             return ROW_INCLUDE;
@@ -1295,13 +1321,46 @@ abstract class ScanFilter {
     }
 
     /**
-     * A list's seek hints, worked out from its filters' when first asked after a cell (asking may
-     * end a fuzzy filter, so only a list whose seek is acted on asks its filters).
+     * What the two lists share: their filters, the scan's direction, whether a filter of theirs
+     * {@link #observesRejectedRows}, the row hint of their last key decision, and their seek
+     * hints, worked out from their filters' when first asked after a cell (asking may end a
+     * fuzzy filter, so only a list whose seek is acted on asks its filters).
      */
     private abstract static class ListFilter extends ScanFilter {
+        final List<ScanFilter> children;
+        final boolean reversed;
+        /** Fixed for the list's life. */
+        final boolean observes;
+        /** See {@link #allowKeySkips}; set once, after the tree is built. */
+        boolean keySkips;
+        byte[] rowHint;
         private boolean hintsResolved;
         byte[] columnHint;
         byte[] rowSeekHint;
+
+        ListFilter(List<ScanFilter> children, boolean reversed) {
+            this.children = children;
+            this.reversed = reversed;
+            this.observes = any(children, ScanFilter::observesRejectedRows);
+        }
+
+        @Override
+        final boolean observesRejectedRows() {
+            return observes;
+        }
+
+        @Override
+        final void allowKeySkips(boolean allow) {
+            keySkips = allow;
+            for (ScanFilter child : children) {
+                child.allowKeySkips(allow);
+            }
+        }
+
+        @Override
+        final byte[] rowHint() {
+            return rowHint;
+        }
 
         /** A new cell: the hints are worked out again when asked. */
         final void newCell() {
@@ -1335,29 +1394,12 @@ abstract class ScanFilter {
 
     /** {@link FilterList.Operator#MUST_PASS_ALL}: a cell or row passes only if every filter passes it. */
     private static final class All extends ListFilter {
-        private final List<ScanFilter> children;
-        private final boolean reversed;
         /** Per filter, whether it answered the current cell with a seek. */
         private final boolean[] seeking;
-        /** See {@link #observesRejectedRows}: fixed for the list's life. */
-        private final boolean observes;
-        private byte[] rowHint;
 
         All(List<ScanFilter> children, boolean reversed) {
-            this.children = children;
-            this.reversed = reversed;
+            super(children, reversed);
             this.seeking = new boolean[children.size()];
-            this.observes = any(children, ScanFilter::observesRejectedRows);
-        }
-
-        @Override
-        boolean observesRejectedRows() {
-            return observes;
-        }
-
-        @Override
-        byte[] rowHint() {
-            return rowHint;
         }
 
         /**
@@ -1367,9 +1409,9 @@ abstract class ScanFilter {
          * passes over a row by its key only when a filter rejected the key and no hinting filter
          * passed it ({@link #ROW_CELLS} is a pass here): otherwise the row is read, and the
          * rejecting filters' cell answers (next row, or a seek) reject it cell by cell, so the
-         * filters before them in the list see its cells. A list none of whose filters {@link
-         * #observesRejectedRows} passes over such a row by its key instead, as far as the
-         * furthest hint of the filters that rejected it (every one must pass).
+         * filters before them in the list see its cells. With {@link #allowKeySkips} (nothing in
+         * the tree can see the difference) the list passes over such a row by its key instead,
+         * as far as the furthest hint of the filters that rejected it (every one must pass).
          */
         @Override
         int startRow(byte[] row) {
@@ -1398,7 +1440,7 @@ abstract class ScanFilter {
                 }
                 if (d == ROW_SKIP || d == ROW_CELLS) {
                     cellsRejected |= d == ROW_CELLS;
-                    if (!observes) {
+                    if (keySkips) {
                         byte[] h = child.rowHint();
                         if (h != null) {
                             rowHint = further(rowHint, h, reversed); // every filter must pass: go as far as any says
@@ -1410,9 +1452,9 @@ abstract class ScanFilter {
                 return ROW_STOP;
             }
             if (rejected && !hintingPassed) {
-                return ROW_SKIP; // HBase's filterRowKey (which gives no hint: one here only where nothing observes)
+                return ROW_SKIP; // HBase's filterRowKey (which gives no hint: one here only with key skips)
             }
-            if ((rejected || cellsRejected) && !observes) {
+            if ((rejected || cellsRejected) && keySkips) {
                 return ROW_SKIP; // no filter here can tell a read row from a skipped one
             }
             rowHint = null;
@@ -1544,8 +1586,6 @@ abstract class ScanFilter {
      * as far as the filter that skips least.
      */
     private static final class One extends ListFilter {
-        private final List<ScanFilter> children;
-        private final boolean reversed;
         /**
          * Per child, the cell (its family and qualifier) of its last answer that moved on (next
          * column, next row or a seek), and that answer; {@code null} after an answer that did
@@ -1564,33 +1604,18 @@ abstract class ScanFilter {
         private final boolean[] asked;
         /** Whether every filter asked about the current cell answered with a seek. */
         private boolean allSeek;
-        /** See {@link #observesRejectedRows}: fixed for the list's life. */
-        private final boolean observes;
-        private byte[] rowHint;
         /** Per child, its key decision for the current row. */
         private final int[] decisions;
 
         One(List<ScanFilter> children, boolean reversed) {
-            this.children = children;
-            this.reversed = reversed;
+            super(children, reversed);
             int n = children.size();
             this.lastFamily = new byte[n][];
             this.lastQualifier = new byte[n][];
             this.lastCode = new int[n];
             this.keptNow = new boolean[n];
             this.asked = new boolean[n];
-            this.observes = any(children, ScanFilter::observesRejectedRows);
             this.decisions = new int[n];
-        }
-
-        @Override
-        boolean observesRejectedRows() {
-            return observes;
-        }
-
-        @Override
-        byte[] rowHint() {
-            return rowHint;
         }
 
         /** Forgets the children's last answers: a new row. */
@@ -1638,9 +1663,9 @@ abstract class ScanFilter {
         }
 
         /**
-         * A list none of whose filters {@link #observesRejectedRows} also passes over, by its key,
-         * a row that only filters rejecting it cell by cell let through, as far as the nearest
-         * hint of the filters that rejected it (none when one of them has none).
+         * With {@link #allowKeySkips} the list also passes over, by its key, a row that only
+         * filters rejecting it cell by cell let through, as far as the nearest hint of the
+         * filters that rejected it (none when one of them has none).
          */
         @Override
         int startRow(byte[] row) {
@@ -1666,13 +1691,13 @@ abstract class ScanFilter {
                 passed |= d == ROW_INCLUDE;
                 allStop &= d == ROW_STOP;
             }
-            if (passed || (any && observes)) {
+            if (passed || (any && !keySkips)) {
                 return ROW_INCLUDE;
             }
             if (allStop) {
                 return ROW_STOP;
             }
-            if (!observes) {
+            if (keySkips) {
                 boolean hintless = false;
                 for (int i = 0; i < children.size(); i++) {
                     if (decisions[i] == ROW_SKIP || decisions[i] == ROW_CELLS) {

@@ -214,33 +214,33 @@ class FilterSeekTest {
             c.admin().compact("t").get(30, TimeUnit.SECONDS);
             BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
 
-            long before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
-            long fullScan = cache.hits() + cache.misses() - before;
+            long fullScan = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
+            });
 
-            before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
-                    .hasSize(10);
-            long prefix = cache.hits() + cache.misses() - before;
+            long prefix = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
+                        .hasSize(10);
+            });
 
-            before = cache.hits() + cache.misses();
             Filter fuzzy = new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes("row0?990"), new byte[] {0, 0, 0, 0, 1, 0, 0, 0})));
-            assertThat(text(table.scanAll(new Scan().setFilter(fuzzy)).get(30, TimeUnit.SECONDS)))
-                    .extracting(cell -> cell.substring(0, 8))
-                    .containsExactly("row00990", "row01990", "row02990", "row03990", "row04990");
-            long fuzzyBlocks = cache.hits() + cache.misses() - before;
+            long fuzzyBlocks = blockLookups(cache, () -> {
+                assertThat(text(table.scanAll(new Scan().setFilter(fuzzy)).get(30, TimeUnit.SECONDS)))
+                        .extracting(cell -> cell.substring(0, 8))
+                        .containsExactly("row00990", "row01990", "row02990", "row03990", "row04990");
+            });
 
             // In lists the same filters reject rows cell by cell (as HBase's do), and the list's
             // seek to their next row still moves the reader there.
-            before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan().setFilter(FilterList.all(
-                    new ValueFilter(CompareOperator.NOT_EQUAL, new BinaryComparator(bytes("none"))), fuzzy)))
-                    .get(30, TimeUnit.SECONDS)).hasSize(5);
-            long fuzzyInAnd = cache.hits() + cache.misses() - before;
-            before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan().setFilter(FilterList.one(new PrefixFilter(bytes("row0199")),
-                    new PrefixFilter(bytes("row0399"))))).get(30, TimeUnit.SECONDS)).hasSize(20);
-            long prefixesInOr = cache.hits() + cache.misses() - before;
+            long fuzzyInAnd = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan().setFilter(FilterList.all(
+                        new ValueFilter(CompareOperator.NOT_EQUAL, new BinaryComparator(bytes("none"))), fuzzy)))
+                        .get(30, TimeUnit.SECONDS)).hasSize(5);
+            });
+            long prefixesInOr = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan().setFilter(FilterList.one(new PrefixFilter(bytes("row0199")),
+                        new PrefixFilter(bytes("row0399"))))).get(30, TimeUnit.SECONDS)).hasSize(20);
+            });
 
             assertThat(fuzzyInAnd).as("blocks read for 5 fuzzy matches in an AND, against %d for the table", fullScan)
                     .isLessThan(30);
@@ -278,24 +278,24 @@ class FilterSeekTest {
             c.admin().compact("t").get(30, TimeUnit.SECONDS);
             BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
 
-            long before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
-            long fullScan = cache.hits() + cache.misses() - before;
+            long fullScan = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan()).get(30, TimeUnit.SECONDS)).hasSize(5000);
+            });
 
             Filter fuzzy = new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(bytes("row0?990"), new byte[] {0, 0, 0, 0, 1, 0, 0, 0})));
             Filter watched = FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.NOT_EQUAL,
                     new BinaryComparator(bytes("none")))), fuzzy);
-            before = cache.hits() + cache.misses();
-            assertThat(text(table.scanAll(new Scan().setFilter(watched)).get(30, TimeUnit.SECONDS)))
-                    .extracting(cell -> cell.substring(0, 8))
-                    .containsExactly("row00990", "row00990", "row01990", "row01990", "row02990", "row02990", "row03990",
-                            "row03990", "row04990", "row04990");
-            long cellByCell = cache.hits() + cache.misses() - before;
+            long cellByCell = blockLookups(cache, () -> {
+                assertThat(text(table.scanAll(new Scan().setFilter(watched)).get(30, TimeUnit.SECONDS)))
+                        .extracting(cell -> cell.substring(0, 8))
+                        .containsExactly("row00990", "row00990", "row01990", "row01990", "row02990", "row02990", "row03990",
+                                "row03990", "row04990", "row04990");
+            });
 
-            before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan().setFilter(FilterList.one(new PrefixFilter(bytes("row0199")),
-                    new PrefixFilter(bytes("row0399"))))).get(30, TimeUnit.SECONDS)).hasSize(20);
-            long byKey = cache.hits() + cache.misses() - before;
+            long byKey = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan().setFilter(FilterList.one(new PrefixFilter(bytes("row0199")),
+                        new PrefixFilter(bytes("row0399"))))).get(30, TimeUnit.SECONDS)).hasSize(20);
+            });
 
             assertThat(fullScan).isGreaterThan(400);
             assertThat(cellByCell).as("blocks read for 5 fuzzy matches, cell by cell, against %d for the table", fullScan)
@@ -322,10 +322,10 @@ class FilterSeekTest {
             }
             c.admin().flush("t").get(30, TimeUnit.SECONDS);
             BlockCache cache = ((EmbeddedConnection) c).store().blockCache();
-            long before = cache.hits() + cache.misses();
-            assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
-                    .hasSize(10);
-            long prefix = cache.hits() + cache.misses() - before;
+            long prefix = blockLookups(cache, () -> {
+                assertThat(table.scanAll(new Scan().setFilter(new PrefixFilter(bytes("row0499")))).get(30, TimeUnit.SECONDS))
+                        .hasSize(10);
+            });
             assertThat(prefix).as("blocks read for a prefix after 4,990 deleted rows").isLessThan(20);
             Filter whileFilter = new WhileMatchFilter(new PrefixFilter(bytes("row0499")));
             assertThat(table.scanAll(new Scan().setFilter(whileFilter)).get(30, TimeUnit.SECONDS)).hasSize(10);
@@ -341,6 +341,17 @@ class FilterSeekTest {
     }
 
     /** Table {@code t}: rows {@code row00000..row04999}, one 47-byte cell each, flushed into a file of 1 KiB blocks. */
+    private interface Read {
+        void run() throws Exception;
+    }
+
+    /** The block-cache lookups (hits and misses) {@code read} makes. */
+    private static long blockLookups(BlockCache cache, Read read) throws Exception {
+        long before = cache.hits() + cache.misses();
+        read.run();
+        return cache.hits() + cache.misses() - before;
+    }
+
     private static AsyncTable fiveThousandRowsInAFile(Connection c) throws Exception {
         c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBlockSize(1024))))
                 .get(30, TimeUnit.SECONDS);

@@ -61,7 +61,7 @@ public final class FilterWalk {
             byte[] stored = all.getFirst().rowBytes();
             seekRows.values().removeIf(target -> {
                 int c = Bytes.compare(stored, target);
-                return reversed ? c < 0 : c >= 0; // reached
+                return reversed ? c <= 0 : c >= 0; // reached (reversed, the target row itself is shown)
             });
             List<Cell> row = all.stream().filter(c -> !closed.contains(family(c)) && !seekRows.containsKey(family(c)))
                     .toList();

@@ -99,6 +99,16 @@ class KnownDifferencesTest {
                 List.of("ab/f:a@1=2"));
     }
 
+    /**
+     * PREFIX_SHORT_ROW: HBase compares two bytes of row {@code b}, the second being the cell's
+     * family length (1), takes {@code b} for a row past {@code b\x00} and ends the scan.
+     */
+    @Example
+    void prefixFilterReadsPastAShortRow() {
+        differs(new PrefixFilter(b("b\\x00")), false, List.of("b/g:c@1=X1", "b\\x00/g:a@1=x"), List.of(),
+                List.of("b\\x00/g:a@1=x"));
+    }
+
     /** WRAPPER_NOT_REVERSED: the wrapped InclusiveStopFilter thinks the scan is forward and stops at once. */
     @Example
     void wrappersDoNotTellTheirFilterTheScanIsReversed() {
@@ -298,6 +308,33 @@ class KnownDifferencesTest {
     }
 
     /**
+     * WHILE_ROW_KEY_IN_LIST and COLUMN_COUNT_UNDER_OR, what is left of them: the count ends at
+     * {@code \x00/f:a}, the WHILE at {@code \x00/g:c} (family {@code g} fails its family
+     * filter), and the OR with them. Basalt closes family {@code g} for the rest of the region;
+     * HBase goes on to return {@code cc/g:}.
+     */
+    @Example
+    void aListEndingOnASecondFamilyClosesItInBasaltOnly() {
+        differs(FilterList.one(new ColumnCountGetFilter(1), new WhileMatchFilter(new FamilyFilter(CompareOperator.EQUAL,
+                new SubstringComparator("f")))), false, List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1", "\\x00/g:c@5=x",
+                "cc/g:@1=1"), List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1", "cc/g:@1=1"),
+                List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1"));
+    }
+
+    /**
+     * AND_ROW_CELLS, what is left of it: the row filter rejects {@code bba} by its key, and no
+     * hinting filter passed it, but HBase's nextRow moves the store past the row through its
+     * matcher, so the list is asked about {@code bba/g:c}, the WHILE before the row filter fails
+     * on it and the scan ends. Basalt's reader passes over the row unread.
+     */
+    @Example
+    void filtersBeforeARowFilterSeeTheRowsItRejectsByKeyInHBase() {
+        differs(FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.GREATER_OR_EQUAL,
+                new BinaryComparator(b("\\xC3\\xA9")))), new RowFilter(CompareOperator.GREATER, new BinaryPrefixComparator(b("bc")))),
+                false, List.of("bba/g:c@1=b\\x0Ax", "cb/g:@2=\\xE9"), List.of(), List.of("cb/g:@2=\\xE9"));
+    }
+
+    /**
      * Settled with it: a row filter that rejects {@code a} by its key does not hide the row from
      * the WHILE before it while a hinting filter (the column prefix) passed the key: the list
      * reads the row, the row filter answers next row, and the WHILE, shown {@code a/f:b}, ends
@@ -402,6 +439,31 @@ class KnownDifferencesTest {
         agrees(FilterList.one(new FuzzyRowFilter(List.of(new FuzzyRowFilter.Rule(b("bacb"), new byte[] {0, 1, 0, 1}))),
                 new ColumnCountGetFilter(1)), false, 3, List.of("abcc/f:b@1=X1", "abcc/g:a@5=x", "abcc/g:a@3=y", "accc/g:b@3=z"),
                 List.of("abcc/f:b@1=X1"));
+    }
+
+    /**
+     * A reversed row seek lands at or before its target, as HBase's backward seek: once the count
+     * has ended, the OR seeks with the range filter's hint {@code ca} (its exclusive stop), and
+     * row {@code ca} is still read, where the count, reset, keeps its cell.
+     */
+    @Example
+    void aReversedRowSeekShowsItsTargetRow() {
+        agrees(FilterList.one(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b("baa"), false, b("ca"),
+                false))), new ColumnCountGetFilter(2)), true, 1,
+                List.of("ca/g:c@2=", "\\xFFab/g:a@1=1", "\\xFFab/g:ab@3=2", "\\xFFab/g:c@2=3", "\\xFFab/g:c@1=4"),
+                List.of("\\xFFab/g:a@1=1", "\\xFFab/g:ab@3=2", "ca/g:c@2="));
+    }
+
+    /**
+     * A list inside a list answers its key as HBase's does when anything in the whole tree could
+     * see a rejected row: here the inner OR passes row {@code cca} (its range filter rejects it
+     * cell by cell), so the AND reads it and the WHILE, shown {@code cca/g:ab}, ends the scan.
+     */
+    @Example
+    void anInnerListPassesARowItsRangeFilterRejectsCellByCell() {
+        agrees(FilterList.all(new WhileMatchFilter(new QualifierFilter(CompareOperator.LESS, new SubstringComparator("ab"))),
+                FilterList.one(new MultiRowRangeFilter(List.of(new MultiRowRangeFilter.RowRange(b(""), true, b("aac"),
+                        false))))), true, 2, List.of("a/f:c@1=1", "cca/g:ab@3=2"), List.of());
     }
 
     /**
