@@ -770,7 +770,7 @@ final class Region {
             ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
             List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
                     get.timeRange(), get.maxVersions(), filter, filter == null ? null : new boolean[names.length],
-                    filter == null ? null : new byte[names.length][], false, false);
+                    filter == null ? null : new byte[names.length][], false, false, false);
             if (cells == null) { // the filter passed over the row's key
                 return Result.empty();
             }

@@ -48,6 +48,16 @@ final class RegionScanner implements AutoCloseable {
     private final byte[][] seekRows;
     /** Whether the filter judges each stored row key before the row is read (see {@link ScanFilter#judgesVisibleRowsOnly}). */
     private final boolean keyFirst;
+    /**
+     * Whether a row the filter's key decision rejects ({@link ScanFilter#ROW_SKIP}) is still read,
+     * its cells shown to the filter and dropped: HBase moves past such a row through its store
+     * scanners, whose matcher asks the filter about each cell, so a filter that {@link
+     * ScanFilter#observesRejectedRows} (a while-match before the rejecting filter in a list, a
+     * column count) can end the scan or close families there. Without such a filter, a seek past
+     * the row returns the same rows. Forward scans only: a reversed HBase scan seeks its stores
+     * to the row before ({@code ReversedRegionScannerImpl.nextRow}) without asking the filter.
+     */
+    private final boolean readRejected;
     private byte[] reverseBound;
     private boolean started;
     private boolean finished;
@@ -77,6 +87,7 @@ final class RegionScanner implements AutoCloseable {
         this.closedFamilies = new boolean[families.size()];
         this.seekRows = new byte[families.size()][];
         this.keyFirst = filter != null && (scan.raw() || !filter.judgesVisibleRowsOnly());
+        this.readRejected = filter != null && !scan.raw() && !scan.reversed() && filter.observesRejectedRows();
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
             familySegments[i] = MemorySegment.ofArray(familyNames[i]);
@@ -129,16 +140,16 @@ final class RegionScanner implements AutoCloseable {
             }
             if (keyFirst) { // judge the stored key before reading: a rejected row is sought past unread
                 int decision = filter.judgeRow(row);
-                if (decision != ScanFilter.ROW_INCLUDE) {
-                    if (decision == ScanFilter.ROW_STOP) {
-                        finished = true;
-                        return null;
-                    }
+                if (decision == ScanFilter.ROW_STOP) {
+                    finished = true;
+                    return null;
+                }
+                if (decision != ScanFilter.ROW_INCLUDE && !(decision == ScanFilter.ROW_SKIP && readRejected)) {
                     skipRow(row, filter.rowHint());
                     continue;
                 }
             }
-            List<Cell> cells = readRow(row, keyFirst);
+            List<Cell> cells = readRow(row, keyFirst); // empty for a rejected row read through (readRejected)
             if (cells == null) { // the filter judged the key at the row's first visible cell and passed it over
                 if (filter.rowDecision() == ScanFilter.ROW_STOP) {
                     finished = true;
@@ -286,7 +297,7 @@ final class RegionScanner implements AutoCloseable {
             return rawRow(row);
         }
         List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, columns, scan.timeRange(),
-                scan.maxVersions(), filter, closedFamilies, seekRows, scan.reversed(), keyJudged);
+                scan.maxVersions(), filter, closedFamilies, seekRows, scan.reversed(), keyJudged, readRejected);
         if (filter != null && closedFamilies.length > 0 && allClosed()) {
             finished = true; // the filter closed every family: nothing more can come
         }
@@ -328,16 +339,20 @@ final class RegionScanner implements AutoCloseable {
      *     offered (nor returned); reversed, the rows after it, the target itself being shown,
      *     as HBase's backward seek lands at or before it. Ignored without a filter.
      * @param keyJudged whether the caller has had the filter judge the row's key already
+     * @param readRejected whether a row whose key the filter rejects ({@link ScanFilter#ROW_SKIP})
+     *     is read all the same, every cell it would have been asked about shown to it and none
+     *     returned (an empty list), as HBase's region scanner moves past such a row
      * @param reversed whether the scan runs backwards: a filter's column hint is then not sought
      *     to (HBase's reversed scanners step instead, HBASE-26232), so the filter sees each cell
      * @return the cells, or {@code null} when the filter's key decision passed the row over (the
-     *     merge is left inside the row; the decision is the filter's {@code rowDecision()})
+     *     merge is left inside the row; the decision is the filter's {@code rowDecision()}) and
+     *     the row is not read through
      */
     static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
                               byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
                               ScanFilter filter, boolean[] closedFamilies, byte[][] seekRows, boolean reversed,
-                              boolean keyJudged) {
+                              boolean keyJudged, boolean readRejected) {
         MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
@@ -353,6 +368,8 @@ final class RegionScanner implements AutoCloseable {
         boolean judged = keyJudged; // whether the filter has judged the row's key
         boolean closing = false; // the filter's allRemaining held after a cell of this row
         boolean sought = false; // the current family's reader was sent past this row by a filter's seek
+        // the filter rejected the row's key, and it is read through without returning a cell
+        boolean discard = keyJudged && readRejected && filter != null && filter.rowDecision() == ScanFilter.ROW_SKIP;
 
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
@@ -399,8 +416,12 @@ final class RegionScanner implements AutoCloseable {
                     }
                     if (filter != null && !judged) {
                         judged = true;
-                        if (filter.judgeRow(row) != ScanFilter.ROW_INCLUDE) {
-                            return null;
+                        int decision = filter.judgeRow(row);
+                        if (decision != ScanFilter.ROW_INCLUDE) {
+                            if (decision != ScanFilter.ROW_SKIP || !readRejected) {
+                                return null;
+                            }
+                            discard = true;
                         }
                     }
                     if (filter == null) {
@@ -417,7 +438,10 @@ final class RegionScanner implements AutoCloseable {
                         if (ScanFilter.included(code)) {
                             if (returnedVersions < maxVersions) {
                                 returnedVersions++;
-                                out.add(filter.transformCell(cell)); // HBase rewrites a cell as it is kept
+                                Cell kept = filter.transformCell(cell); // HBase rewrites a cell as it is kept
+                                if (!discard) {
+                                    out.add(kept);
+                                }
                             } else {
                                 // One more than the query's count: dropped, and the column is done
                                 // (HBase's UserScanQueryMatcher, versionsAfterFilter).

@@ -80,7 +80,10 @@ public final class FilterWalk {
             if (decision == ScanFilter.ROW_STOP) {
                 break;
             }
-            if (decision == ScanFilter.ROW_SKIP || decision == ScanFilter.ROW_CELLS) {
+            // A row whose key the filter rejects is still read, its cells shown to the filter and
+            // dropped, where the filter can see that, in a forward scan (as RegionScanner.readRejected).
+            boolean discard = decision == ScanFilter.ROW_SKIP && !reversed && f.observesRejectedRows();
+            if (!discard && (decision == ScanFilter.ROW_SKIP || decision == ScanFilter.ROW_CELLS)) {
                 byte[] h = f.rowHint();
                 if (h != null && h.length > 0 && (reversed ? io.basalt.bytes.Bytes.compare(h, key) < 0
                         : io.basalt.bytes.Bytes.compare(h, key) > 0)) {
@@ -145,7 +148,9 @@ public final class FilterWalk {
                     hint = f.columnHint();
                 }
             }
-            if (!kept.isEmpty()) {
+            if (discard) {
+                kept.clear();
+            } else if (!kept.isEmpty()) {
                 f.finishRow(kept);
             }
             out.addAll(kept);

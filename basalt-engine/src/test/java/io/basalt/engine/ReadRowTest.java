@@ -49,7 +49,7 @@ class ReadRowTest {
         FamilyDescriptor family = FAMILY.withMaxVersions(Math.max(1, maxVersions));
         List<Cell> cells = RegionScanner.readRow(source, ROW, new MemorySegment[] {MemorySegment.ofArray(Bytes.utf8("f"))},
                 new byte[][] {Bytes.utf8("f")}, new Visibility[] {new Visibility(Long.MAX_VALUE, family, 0)}, columns,
-                TimeRange.ALL, maxVersions, null, null, null, false, false);
+                TimeRange.ALL, maxVersions, null, null, null, false, false, false);
         return cells.stream().map(c -> new String(c.qualifierBytes()) + "@" + c.timestamp() + "=" + new String(c.valueBytes()))
                 .toList();
     }

@@ -216,73 +216,33 @@ final class Gen {
 
     /** A filter tree: a list at the top, lists and wrappers nesting at most {@code maxDepth} deep. */
     Filter tree(int maxDepth) {
-        return list(0, maxDepth, false);
+        return list(0, maxDepth);
     }
 
-    private Filter node(int depth, int maxDepth, boolean underOr) {
+    private Filter node(int depth, int maxDepth) {
         if (depth < maxDepth) {
             int r = random.nextInt(10);
             if (r < 2) {
-                return list(depth, maxDepth, underOr);
+                return list(depth, maxDepth);
             }
             if (r == 2) {
-                return wrapper(depth, maxDepth, underOr);
+                return wrapper(depth, maxDepth);
             }
         }
-        return leaf(underOr);
+        return leaf();
     }
 
-    private Filter wrapper(int depth, int maxDepth, boolean underOr) {
-        if (strict) {
-            return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth, false))
-                    : new SkipFilter(node(depth + 1, maxDepth, false));
-        }
-        if (random.nextBoolean()) {
-            if (underOr) { // WHILE_ROW_KEY_IN_LIST: no WHILE under an OR
-                return leaf(true);
-            }
-            return new WhileMatchFilter(cellNode(depth + 1, maxDepth)); // WHILE_ROW_KEY_IN_LIST: in a list, cells only
-        }
-        return new SkipFilter(node(depth + 1, maxDepth, false));
+    private Filter wrapper(int depth, int maxDepth) {
+        return random.nextBoolean() ? new WhileMatchFilter(node(depth + 1, maxDepth))
+                : new SkipFilter(node(depth + 1, maxDepth));
     }
 
-    /** Default mode, inside WHILE: no WHILE (WHILE_ROW_KEY_IN_LIST). */
-    private Filter whileInner(int depth, int maxDepth) {
-        while (true) {
-            Filter f = depth < maxDepth && random.nextInt(3) == 0 ? list(depth, maxDepth, false) : leaf(false);
-            if (!Known.contains(f, x -> x instanceof WhileMatchFilter)) {
-                return f;
-            }
-        }
-    }
-
-    /** Default mode, inside a WHILE in a list: a filter of cells only (no row key, no row, no count), or a list of them. */
-    private Filter cellNode(int depth, int maxDepth) {
-        if (depth < maxDepth && random.nextInt(4) == 0) {
-            List<Filter> children = new ArrayList<>();
-            for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
-                children.add(cellNode(depth + 1, maxDepth));
-            }
-            return new FilterList(random.nextBoolean() ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE,
-                    children);
-        }
-        Filter f;
-        do {
-            f = leaf(true);
-        } while (!Known.cellOnly(f));
-        return f;
-    }
-
-    private Filter list(int depth, int maxDepth, boolean underOr) {
+    private Filter list(int depth, int maxDepth) {
         boolean and = random.nextBoolean();
         List<Filter> children = new ArrayList<>();
         int n = random.nextInt(12) == 0 ? 0 : 1 + random.nextInt(3);
         for (int i = 0; i < n; i++) {
-            children.add(node(depth + 1, maxDepth, underOr || !and));
-        }
-        if (and && !strict) {
-            // AND_ROW_CELLS: row-key filters first, then the filters with state
-            children = Known.agreedAndOrder(children);
+            children.add(node(depth + 1, maxDepth));
         }
         return new FilterList(and ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE, children);
     }
@@ -290,29 +250,14 @@ final class Gen {
     /** One filter of any kind but a list; a wrapper around one, one time in twelve. */
     Filter single() {
         if (random.nextInt(12) == 0) {
-            if (strict) {
-                return random.nextBoolean() ? new WhileMatchFilter(leaf(false)) : new SkipFilter(leaf(false));
-            }
-            return random.nextBoolean() ? new WhileMatchFilter(whileInner(3, 3)) : new SkipFilter(leaf(false));
+            return random.nextBoolean() ? new WhileMatchFilter(leaf()) : new SkipFilter(leaf());
         }
-        return leaf(false);
+        return leaf();
     }
 
+    /** One filter of any kind but a list or wrapper. */
     Filter leaf() {
-        return leaf(false);
-    }
-
-    /**
-     * One filter of any kind but a list or wrapper. In the default mode, under an OR list, no
-     * column count (COLUMN_COUNT_UNDER_OR).
-     */
-    Filter leaf(boolean underOr) {
-        while (true) {
-            Filter f = anyLeaf();
-            if (strict || !underOr || !(f instanceof ColumnCountGetFilter)) {
-                return f;
-            }
-        }
+        return anyLeaf();
     }
 
     private Filter anyLeaf() {

@@ -33,7 +33,8 @@ import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
  *       before ({@code ReversedRegionScannerImpl.nextRow}). Then {@code reset}.</li>
  *   <li>Per cell, in its store: {@code filterAllRemaining} (true: the store is closed for the rest
  *       of the scan; asked also of the next row's first cell, which the store reads ahead before
- *       it sees the row has changed), {@code filterCell}, the return code merged with the column tracker's as
+ *       it sees the row has changed, whether it stepped or sought there on a next row),
+ *       {@code filterCell}, the return code merged with the column tracker's as
  *       {@code UserScanQueryMatcher.mergeFilterResponse} does (versions kept after the filter
  *       capped at the scan's), {@code transformCell} on what is kept, {@code getNextCellHint} on
  *       {@code SEEK_NEXT_USING_HINT} (a forward scan reseeks when the hint is after the cell, a
@@ -248,7 +249,7 @@ final class HBaseScan {
                         if (kept > maxVersions) { // versionsAfterFilter
                             if (nextRow) {
                                 skipRow();
-                                return;
+                                continue; // the next row's first cell is met (see below)
                             }
                             skipColumn();
                             continue;
@@ -256,7 +257,6 @@ final class HBaseScan {
                         results.add(filter.transformCell(cell));
                         if (nextRow) {
                             skipRow();
-                            return;
                         } else if (nextColumn) {
                             skipColumn();
                         } else {
@@ -265,10 +265,9 @@ final class HBaseScan {
                     }
                     case SKIP -> pos++;
                     case NEXT_COL -> skipColumn();
-                    case NEXT_ROW -> {
-                        skipRow();
-                        return;
-                    }
+                    // StoreScanner.next goes on after seeking to the next row: that row's first
+                    // cell is matched, filterAllRemaining first, before the row change ends the call
+                    case NEXT_ROW -> skipRow();
                     case SEEK_NEXT_USING_HINT -> {
                         Cell hint = filter.getNextCellHint(cell);
                         int difference = hint == null ? 0 : CELLS.compare(hint, cell);

@@ -1,20 +1,17 @@
 package io.basalt.hbasecompat;
 
-import io.basalt.client.filter.ColumnCountGetFilter;
 import io.basalt.client.filter.ColumnPaginationFilter;
 import io.basalt.client.filter.ColumnPrefixFilter;
 import io.basalt.client.filter.ColumnRangeFilter;
 import io.basalt.client.filter.FamilyFilter;
 import io.basalt.client.filter.Filter;
 import io.basalt.client.filter.FilterList;
-import io.basalt.client.filter.FirstKeyOnlyFilter;
 import io.basalt.client.filter.FuzzyRowFilter;
 import io.basalt.client.filter.InclusiveStopFilter;
 import io.basalt.client.filter.MultiRowRangeFilter;
 import io.basalt.client.filter.MultipleColumnPrefixFilter;
 import io.basalt.client.filter.PrefixFilter;
 import io.basalt.client.filter.QualifierFilter;
-import io.basalt.client.filter.RandomRowFilter;
 import io.basalt.client.filter.RowFilter;
 import io.basalt.client.filter.SingleColumnValueExcludeFilter;
 import io.basalt.client.filter.SingleColumnValueFilter;
@@ -86,22 +83,14 @@ import java.util.function.Predicate;
  *       multi-line {@code ^} never matches at the end of the input (so not in the empty value),
  *       RE2's does; RE2's case-insensitive matching folds non-ASCII letters, Java's (without
  *       UNICODE_CASE, as HBase compiles) does not.</li>
- *   <li>Rows rejected cell by cell (HBase's prefix, fuzzy and range filters pass the key and
- *       answer each cell with a seek to their next row) are settled: Basalt's do the same, and the
- *       examples that used to pin the three names below for that cause agree. What the names
- *       still cover, found once the generator stopped avoiding them, is not settled:</li>
- *   <li>WHILE_ROW_KEY_IN_LIST: a WHILE under an OR. When the WHILE ends on a cell of a second
- *       family and the list's other filters have ended, Basalt closes that family for the rest of
- *       the region (HBase's store ends at the next cell it meets); HBase goes on to show later rows
- *       of that family (OR[ColumnCountGetFilter, WHILE(FamilyFilter)] in KnownDifferencesTest).</li>
- *   <li>AND_ROW_CELLS: a row a MUST_PASS_ALL list rejects by its key is not passed over unread:
- *       RegionScannerImpl.nextRow moves its stores past the row through their matchers, so the
- *       list is asked about the row's first cell in each family, and the filters before the one
- *       that rejected the key see it (a WHILE ends the scan there). Basalt's reader passes over
- *       the row. The default generator puts a list's row-key filters first, where they agree.</li>
- *   <li>COLUMN_COUNT_UNDER_OR: a ColumnCountGetFilter under an OR, whose end makes the whole
- *       list end only with its siblings: the same family-closing question as above.</li>
  * </ul>
+ * <b>Settled</b>, no longer left out: rows rejected cell by cell (HBase's prefix, fuzzy and
+ * range filters pass the key and answer each cell with a seek to their next row; Basalt's do the
+ * same); AND_ROW_CELLS (a row a list rejects by key is read through in a forward scan, its cells
+ * shown to the filter, as RegionScannerImpl.nextRow does); WHILE_ROW_KEY_IN_LIST and
+ * COLUMN_COUNT_UNDER_OR (the harness used to end a store's call at a seek to the next row, where
+ * StoreScanner.next reads that row's first cell and closes the store once the filter has ended;
+ * Basalt always did). Each keeps an agreeing example in KnownDifferencesTest.
  * Versions are not left out (both sides get the same rows here): HBase 2's
  * filters see up to the family's maximum versions, the scan's count applying to what they keep,
  * and Basalt's region reader does the same (KnownDifferencesTest shows both on one case).
@@ -178,9 +167,6 @@ final class Known {
             shortest = Math.min(shortest, kv.row().length);
         }
         int shortestRow = shortest;
-        if (f instanceof FilterList && contains(f, x -> x instanceof WhileMatchFilter w && !cellTree(w.filter()))) {
-            out.add("WHILE_ROW_KEY_IN_LIST");
-        }
         if (contains(f, x -> x instanceof FuzzyRowFilter z && z.rules().stream().anyMatch(r -> r.row().length > shortestRow))) {
             out.add("FUZZY_SHORT_ROW");
         }
@@ -208,60 +194,7 @@ final class Known {
                 out.add("MULTI_PREFIX_SHADOWED");
             }
         }
-        underOr(f, false, out);
-        andOrder(f, out);
         return out;
-    }
-
-    /** A tree of lists whose leaves judge cells only. */
-    private static boolean cellTree(Filter f) {
-        return f instanceof FilterList l ? l.filters().stream().allMatch(Known::cellTree) : cellOnly(f);
-    }
-
-    private static void underOr(Filter f, boolean or, List<String> out) {
-        if (or) {
-            if (f instanceof ColumnCountGetFilter) {
-                out.add("COLUMN_COUNT_UNDER_OR");
-            }
-            if (f instanceof WhileMatchFilter) {
-                out.add("WHILE_ROW_KEY_IN_LIST");
-            }
-        }
-        switch (f) {
-            case FilterList l -> l.filters().forEach(x -> underOr(x, or || l.operator() == FilterList.Operator.MUST_PASS_ONE, out));
-            case WhileMatchFilter w -> underOr(w.filter(), or, out);
-            case SkipFilter s -> underOr(s.filter(), or, out);
-            default -> { }
-        }
-    }
-
-    private static void andOrder(Filter f, List<String> out) {
-        if (f instanceof FilterList l && l.operator() == FilterList.Operator.MUST_PASS_ALL) {
-            List<Filter> children = l.filters();
-            long state = children.stream().filter(x -> !rowKeyOnly(x) && stateful(x)).count();
-            if (state > 0) {
-                int first = -1;
-                for (int i = 0; i < children.size(); i++) {
-                    if (!rowKeyOnly(children.get(i))) {
-                        first = i;
-                        break;
-                    }
-                }
-                boolean keyAfterState = false; // the cells of a row a later filter rejects by key reach it in HBase
-                for (int i = first + 1; i < children.size(); i++) {
-                    keyAfterState |= contains(children.get(i), Known::rowKeyOnly);
-                }
-                if (keyAfterState) {
-                    out.add("AND_ROW_CELLS");
-                }
-            }
-        }
-        switch (f) {
-            case FilterList l -> l.filters().forEach(x -> andOrder(x, out));
-            case WhileMatchFilter w -> andOrder(w.filter(), out);
-            case SkipFilter s -> andOrder(s.filter(), out);
-            default -> { }
-        }
     }
 
     private static boolean reversedPrefixHint(Case c) {
@@ -308,52 +241,6 @@ final class Known {
     private static boolean columnHinting(Filter f) {
         return f instanceof ColumnPrefixFilter || f instanceof MultipleColumnPrefixFilter || f instanceof ColumnRangeFilter
                 || (f instanceof ColumnPaginationFilter p && p.columnOffset().length > 0);
-    }
-
-    /** Filters that judge cells one by one, with no row-key, row or counting state. */
-    static boolean cellOnly(Filter f) {
-        return f instanceof FamilyFilter || f instanceof QualifierFilter || f instanceof ValueFilter
-                || f instanceof ColumnPrefixFilter || f instanceof MultipleColumnPrefixFilter || f instanceof ColumnRangeFilter
-                || f instanceof TimestampsFilter;
-    }
-
-    /** Filters whose state follows the cells they are shown. */
-    static boolean stateful(Filter f) {
-        return contains(f, x -> x instanceof ColumnCountGetFilter || x instanceof ColumnPaginationFilter
-                || x instanceof FirstKeyOnlyFilter || x instanceof SingleColumnValueFilter
-                || x instanceof SingleColumnValueExcludeFilter || x instanceof SkipFilter || x instanceof WhileMatchFilter);
-    }
-
-    /** Filters that judge by row key only. */
-    static boolean rowKeyOnly(Filter f) {
-        return f instanceof PrefixFilter || f instanceof RowFilter || f instanceof InclusiveStopFilter
-                || f instanceof MultiRowRangeFilter || f instanceof RandomRowFilter || f instanceof FuzzyRowFilter;
-    }
-
-    /**
-     * AND_ROW_CELLS: a MUST_PASS_ALL list's filters in an order where HBase shows each cell to
-     * the same filters Basalt does: the row-key filters first, then at most one other filter
-     * that holds row-key filters, then the rest (none of which does).
-     */
-    static List<Filter> agreedAndOrder(List<Filter> children) {
-        List<Filter> rowKeys = new ArrayList<>();
-        List<Filter> keyed = new ArrayList<>();
-        List<Filter> rest = new ArrayList<>();
-        for (Filter c : children) {
-            if (rowKeyOnly(c)) {
-                rowKeys.add(c);
-            } else if (contains(c, Known::rowKeyOnly)) {
-                if (keyed.isEmpty()) {
-                    keyed.add(c);
-                }
-            } else {
-                rest.add(c);
-            }
-        }
-        List<Filter> out = new ArrayList<>(rowKeys);
-        out.addAll(keyed);
-        out.addAll(rest);
-        return out;
     }
 
     static boolean contains(Filter f, Predicate<Filter> p) {

@@ -308,30 +308,44 @@ class KnownDifferencesTest {
     }
 
     /**
-     * WHILE_ROW_KEY_IN_LIST and COLUMN_COUNT_UNDER_OR, what is left of them: the count ends at
-     * {@code \x00/f:a}, the WHILE at {@code \x00/g:c} (family {@code g} fails its family
-     * filter), and the OR with them. Basalt closes family {@code g} for the rest of the region;
-     * HBase goes on to return {@code cc/g:}.
+     * Settled (was WHILE_ROW_KEY_IN_LIST and COLUMN_COUNT_UNDER_OR): the count ends at
+     * {@code \\x00/f:a}, the WHILE at {@code \\x00/g:c} (family {@code g} fails its family
+     * filter), and the OR with them. HBase's store scanner for {@code g} seeks to the next row
+     * and, in the same call, matches that row's first cell, {@code filterAllRemaining} first:
+     * true, so the store closes and {@code cc/g:} never comes. Basalt closes the family too.
+     * (The HBase harness used to end the store's call at the seek, and showed {@code cc/g:}.)
      */
     @Example
-    void aListEndingOnASecondFamilyClosesItInBasaltOnly() {
-        differs(FilterList.one(new ColumnCountGetFilter(1), new WhileMatchFilter(new FamilyFilter(CompareOperator.EQUAL,
-                new SubstringComparator("f")))), false, List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1", "\\x00/g:c@5=x",
-                "cc/g:@1=1"), List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1", "cc/g:@1=1"),
-                List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1"));
+    void aListEndingOnASecondFamilyClosesIt() {
+        agrees(FilterList.one(new ColumnCountGetFilter(1), new WhileMatchFilter(new FamilyFilter(CompareOperator.EQUAL,
+                new SubstringComparator("f")))), false, 3, List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1", "\\x00/g:c@5=x",
+                "cc/g:@1=1"), List.of("\\x00/f:@1=12", "\\x00/f:a@1=X1"));
     }
 
     /**
-     * AND_ROW_CELLS, what is left of it: the row filter rejects {@code bba} by its key, and no
-     * hinting filter passed it, but HBase's nextRow moves the store past the row through its
-     * matcher, so the list is asked about {@code bba/g:c}, the WHILE before the row filter fails
-     * on it and the scan ends. Basalt's reader passes over the row unread.
+     * The same in one family: the WHILE ends at {@code ac/g:c} (past its column range) with a
+     * next row, the count has ended at {@code ac/g:ab}; the store seeks to {@code b}, meets
+     * {@code b/g:b} with the whole list ended and closes, so {@code b} is not returned.
      */
     @Example
-    void filtersBeforeARowFilterSeeTheRowsItRejectsByKeyInHBase() {
-        differs(FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.GREATER_OR_EQUAL,
+    void aStoreThatSeeksToTheNextRowMeetsItsFirstCellBeforeTheCallEnds() {
+        agrees(FilterList.one(new WhileMatchFilter(new ColumnRangeFilter(b(""), false, b("b"), true)), new ColumnCountGetFilter(1)),
+                false, 2, List.of("ac/g:@2=ab", "ac/g:ab@3=\\xFF", "ac/g:c@5=b\\x0Ax", "b/g:b@1=\\x00x"),
+                List.of("ac/g:@2=ab", "ac/g:ab@3=\\xFF"));
+    }
+
+    /**
+     * Settled (was AND_ROW_CELLS): the row filter rejects {@code bba} by its key, and no hinting
+     * filter passed it, but HBase's nextRow moves the store past the row through its matcher, so
+     * the list is asked about {@code bba/g:c}, the WHILE before the row filter fails on it and
+     * the scan ends. Basalt's reader reads such a row through, its cells shown to the filter and
+     * dropped, wherever a filter in the tree can tell.
+     */
+    @Example
+    void filtersBeforeARowFilterSeeTheRowsItRejectsByKey() {
+        agrees(FilterList.all(new WhileMatchFilter(new ValueFilter(CompareOperator.GREATER_OR_EQUAL,
                 new BinaryComparator(b("\\xC3\\xA9")))), new RowFilter(CompareOperator.GREATER, new BinaryPrefixComparator(b("bc")))),
-                false, List.of("bba/g:c@1=b\\x0Ax", "cb/g:@2=\\xE9"), List.of(), List.of("cb/g:@2=\\xE9"));
+                false, 3, List.of("bba/g:c@1=b\\x0Ax", "cb/g:@2=\\xE9"), List.of());
     }
 
     /**
