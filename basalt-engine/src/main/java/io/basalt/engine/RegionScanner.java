@@ -466,6 +466,13 @@ final class RegionScanner implements AutoCloseable {
                                 level = ScanFilter.SKIP;
                             }
                         }
+                        if (level == ScanFilter.NEXT_COLUMN && cell.qualifierLength() == 0) {
+                            // HBase's seek to the next column from the empty qualifier, where family
+                            // delete markers sort, lands on the column's next cell
+                            // (ScanQueryMatcher.getKeyForNextColumn, HBASE-18471), which the
+                            // filter is asked about again: a step.
+                            level = ScanFilter.SKIP;
+                        }
                         if (level == ScanFilter.NEXT_ROW) {
                             // As HBase's: a filter's "next row" ends the row in this family's store
                             // scanner only; the row's later families are still read and shown to it

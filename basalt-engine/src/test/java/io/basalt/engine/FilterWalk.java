@@ -139,6 +139,9 @@ public final class FilterWalk {
                         level = ScanFilter.SKIP; // the reader steps instead of seeking in a reversed scan, or without a hint
                     }
                 }
+                if (level == ScanFilter.NEXT_COLUMN && cell.qualifier().byteSize() == 0) {
+                    level = ScanFilter.SKIP; // as the reader: from the empty qualifier, "next column" is a step
+                }
                 if (level == ScanFilter.NEXT_ROW) {
                     level = ScanFilter.NEXT_FAMILY; // as the reader: "next row" ends the row in this family only
                 }

@@ -291,8 +291,17 @@ final class HBaseScan {
             }
         }
 
+        /**
+         * {@code SEEK_NEXT_COL}: past the column, except from the empty qualifier, where
+         * {@code ScanQueryMatcher.getKeyForNextColumn} (HBASE-18471: family delete markers sort
+         * there) gives the key just after the cell, so the store moves to the column's next cell.
+         */
         private void skipColumn() {
             Cell from = cells.get(pos);
+            if (from.getQualifierLength() == 0) {
+                pos++;
+                return;
+            }
             while (pos < cells.size() && CellUtil.matchingRowColumn(cells.get(pos), from)) {
                 pos++;
             }

@@ -335,6 +335,19 @@ class KnownDifferencesTest {
     }
 
     /**
+     * From the empty qualifier, HBase's "next column" moves to the column's next cell
+     * (ScanQueryMatcher.getKeyForNextColumn, HBASE-18471: family delete markers sort there), so
+     * the count is asked about each version of {@code \\x00/f:}: it keeps two, ends at the third,
+     * and the store closes; family {@code g} meets the ended filter and closes too. A real HBase
+     * region returns exactly this (RealRegionAgreesTest's oracle).
+     */
+    @Example
+    void nextColumnFromTheEmptyQualifierStepsToItsNextVersion() {
+        agrees(new ColumnCountGetFilter(2), false, 3, List.of("\\x00/f:@4=a", "\\x00/f:@3=b", "\\x00/f:@1=c",
+                "\\x00/g:c@2=d", "a/f:ab@3=e"), List.of("\\x00/f:@4=a", "\\x00/f:@3=b"));
+    }
+
+    /**
      * Settled (was AND_ROW_CELLS): the row filter rejects {@code bba} by its key, and no hinting
      * filter passed it, but HBase's nextRow moves the store past the row through its matcher, so
      * the list is asked about {@code bba/g:c}, the WHILE before the row filter fails on it and
