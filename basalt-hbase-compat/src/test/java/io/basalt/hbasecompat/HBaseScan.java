@@ -218,10 +218,18 @@ final class HBaseScan {
             return closed || pos >= cells.size() ? null : cells.get(pos);
         }
 
+        /**
+         * ScanWildcardColumnTracker's state: the column and timestamp last checked; reset at each
+         * StoreScanner.next call (matcher.setToNewRow).
+         */
+        private Cell trackedColumn;
+        private long trackedTimestamp;
+
         /** {@code StoreScanner.next}: this store's cells of the current row. */
         void next(List<Cell> results) throws IOException {
             Cell first = peek();
             Cell cell;
+            trackedColumn = null;
             while ((cell = peek()) != null) {
                 if (--budget < 0) {
                     throw new DoesNotTerminate("HBase's scan makes no progress at " + Kv.of(cell) + " with " + filter);
@@ -235,6 +243,21 @@ final class HBaseScan {
                 }
                 if (!CellUtil.matchingRows(cell, first)) { // ScanQueryMatcher.preCheck: DONE
                     return;
+                }
+                // UserScanQueryMatcher.matchColumn -> ScanWildcardColumnTracker.checkVersions, before the
+                // filter: a cell met again (a seek that stayed where it was) is SKIPped unasked
+                if (trackedColumn != null && CellUtil.matchingQualifier(cell, trackedColumn)) {
+                    if (cell.getTimestamp() == trackedTimestamp) { // sameAsPreviousTSAndType
+                        pos++;
+                        continue;
+                    }
+                    trackedTimestamp = cell.getTimestamp();
+                } else if (trackedColumn != null && CELLS.compareQualifiers(cell, trackedColumn) < 0) {
+                    throw new IOException("ScanWildcardColumnTracker.checkColumn ran into a column actually "
+                            + "smaller than the previous column");
+                } else {
+                    trackedColumn = cell;
+                    trackedTimestamp = cell.getTimestamp();
                 }
                 ReturnCode rc = filter.filterCell(cell);
                 switch (rc) {
