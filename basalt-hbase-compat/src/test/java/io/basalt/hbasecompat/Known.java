@@ -45,7 +45,8 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>REVERSED_PREFIX_HINT: a reversed PrefixFilter hints the row
  *       {@code increaseLastNonMaxByte(prefix)}, whose increment compares signed bytes, so a last
- *       byte 0xFF wraps to 0x00 and the hint, before the prefix, skips its rows. (When the hinted
+ *       byte 0xFF wraps to 0x00 (and a prefix of 0x7F bytes is its own hint): the hint, not after
+ *       the prefix, skips its rows. (When the hinted
  *       row exists the backward seek stays where it is, but the column tracker then skips the
  *       cell unasked and the scan goes on: the harness used to call that a hang, a real region
  *       returns what Basalt does.)</li>
@@ -204,8 +205,8 @@ final class Known {
         for (Filter leaf : leaves(c.filter())) {
             if (leaf instanceof PrefixFilter p && p.prefix().length > 0) {
                 byte[] hint = increaseLastNonMaxByte(p.prefix());
-                if (Arrays.compareUnsigned(hint, p.prefix()) < 0) {
-                    return true; // a last byte 0xFF wrapped to 0x00
+                if (Arrays.compareUnsigned(hint, p.prefix()) <= 0) {
+                    return true; // a last byte 0xFF wrapped to 0x00, or 0x7F taken for the greatest byte
                 }
             }
         }

@@ -79,6 +79,13 @@ class KnownDifferencesTest {
                 List.of(), List.of("a\\xFFb/f:c@3=y", "a\\xFF/f:a@1=x"));
     }
 
+    /** REVERSED_PREFIX_HINT: 0x7F counts as the greatest byte (signed), so the prefix is its own hint. */
+    @Example
+    void reversedPrefixFilterOf7FIsItsOwnHint() {
+        differs(new PrefixFilter(b("\\x7F")), true, List.of("\\x7Fa/f:a@1=x", "\\x80/f:b@1=y"), List.of(),
+                List.of("\\x7Fa/f:a@1=x"));
+    }
+
     /** REVERSED_RANGES_OPEN_END: the first row seen, {@code bb}, is taken for a row before the first range. */
     @Example
     void reversedRowRangesWithAnOpenEndSkipAnEarlierRange() {
@@ -127,6 +134,13 @@ class KnownDifferencesTest {
     void reversedMustPassOneListWithAColumnHintDropsCells() {
         differs(FilterList.one(new ColumnPrefixFilter(b("ab"))), true, List.of("ac/f:@5=z", "ac/g:ab@5=z"),
                 List.of(), List.of("ac/g:ab@5=z"));
+    }
+
+    /** REVERSED_OR_COLUMN_HINT in one family: {@code r/f:b} sorts after the hint {@code r/f:a} gave, looks before it reversed, and is dropped. */
+    @Example
+    void reversedMustPassOneListWithAColumnHintDropsTheRestOfTheRow() {
+        differs(FilterList.one(new ColumnPrefixFilter(b("b"))), true, List.of("r/f:a@1=x", "r/f:b@1=y"), List.of(),
+                List.of("r/f:b@1=y"));
     }
 
     /** MULTI_PREFIX_SHADOWED: only {@code ab}, the greatest prefix not above {@code ac}, is tried. */
