@@ -369,8 +369,10 @@ abstract class ScanFilter {
         private final boolean hinting;
         private boolean judged;
         private boolean rejected;
-        /** The key was rejected with {@link #ROW_CELLS}: each cell answers a seek to {@link #rowHint}. */
+        /** The key was rejected with {@link #ROW_CELLS}: each cell answers a seek to {@link #rowHint}, or next row. */
         private boolean atCells;
+        /** With {@link #atCells}: the cells answer a seek ({@link #seeksFromRejectedRow}), not next row. */
+        private boolean seekCells;
         /** A cell of the rejected row was answered. */
         private boolean cellRejected;
 
@@ -389,17 +391,28 @@ abstract class ScanFilter {
             int decision = judgeKey(row);
             rejected = decision != ROW_INCLUDE;
             atCells = hinting && decision == ROW_SKIP;
+            seekCells = atCells && seeksFromRejectedRow();
             cellRejected = false;
             return atCells ? ROW_CELLS : decision;
         }
 
         abstract int judgeKey(byte[] row);
 
+        /**
+         * After {@link #judgeKey} rejected a row, for a hinting filter: whether its cells answer a
+         * seek to {@link #rowHint} (by default) or next row, as HBase's range filter does at a row
+         * equal to a range's excluded bound.
+         */
+        boolean seeksFromRejectedRow() {
+            return true;
+        }
+
         @Override
         final void resetRow() {
             judged = false;
             rejected = false;
             atCells = false;
+            seekCells = false;
             cellRejected = false;
         }
 
@@ -412,7 +425,7 @@ abstract class ScanFilter {
                 return INCLUDE;
             }
             cellRejected = true;
-            return atCells ? SEEK : NEXT_ROW;
+            return seekCells ? SEEK : NEXT_ROW;
         }
 
         /** Whether the filter rejected a cell of the current row (it was asked about one). */
@@ -422,7 +435,7 @@ abstract class ScanFilter {
 
         @Override
         final byte[] rowSeekHint() {
-            return atCells ? rowHint() : null;
+            return seekCells ? rowHint() : null;
         }
 
         /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */
@@ -729,6 +742,8 @@ abstract class ScanFilter {
         private final boolean reversed;
         private byte[] hint;
         private boolean done;
+        /** The last row judged equals a range's excluded bound met first (reversed: its stop row). */
+        private boolean atExcludedBound;
 
         RowRanges(List<MultiRowRangeFilter.RowRange> ranges, boolean reversed) {
             super(true);
@@ -751,15 +766,28 @@ abstract class ScanFilter {
         int unjudgedCell(Cell cell) {
             boolean saved = done;
             byte[] savedHint = hint;
+            boolean savedBound = atExcludedBound;
             boolean in = judgeKey(cell.rowBytes()) == ROW_INCLUDE;
             done = saved;
             hint = savedHint;
+            atExcludedBound = savedBound;
             return in ? INCLUDE : NEXT_ROW;
+        }
+
+        /**
+         * HBase's range filter answers next row, not a seek, at a row equal to the bound its
+         * iteration meets a range at when that bound is excluded: in a reversed scan, a range's
+         * stop row (Basalt's ranges start inclusive, so forward there is none).
+         */
+        @Override
+        boolean seeksFromRejectedRow() {
+            return !atExcludedBound;
         }
 
         @Override
         int judgeKey(byte[] row) {
             hint = null;
+            atExcludedBound = false;
             if (!reversed) {
                 for (int i = 0; i < lows.length; i++) {
                     if (highs[i].length == 0 || Bytes.compare(row, highs[i]) < 0) {
@@ -777,6 +805,7 @@ abstract class ScanFilter {
                             return ROW_INCLUDE;
                         }
                         hint = highs[i];
+                        atExcludedBound = Bytes.compare(row, highs[i]) == 0;
                         return ROW_SKIP;
                     }
                 }

@@ -368,6 +368,20 @@ class KnownDifferencesTest {
     }
 
     /**
+     * A reversed range filter at a row equal to a range's stop row (excluded) answers next row,
+     * not a seek (HBase's range iteration marks the bound exclusive): the count is asked about
+     * {@code cb/g:a@3} only, is reset at the row's end, and {@code bac} comes back. Seeking from
+     * there would have stepped, shown the count {@code cb/g:a@1} and closed family g. A real
+     * region returns {@code bac} too.
+     */
+    @Example
+    void aReversedRangeAnswersNextRowAtItsExcludedStopRow() {
+        agrees(FilterList.all(new ColumnCountGetFilter(1), new MultiRowRangeFilter(List.of(
+                new MultiRowRangeFilter.RowRange(b(""), false, b("cb"), false)))), true, 2,
+                List.of("bac/g:c@1=1", "cb/g:a@3=", "cb/g:a@1=X1"), List.of("bac/g:c@1=1"));
+    }
+
+    /**
      * Settled (was AND_ROW_CELLS): the row filter rejects {@code bba} by its key, and no hinting
      * filter passed it, but HBase's nextRow moves the store past the row through its matcher, so
      * the list is asked about {@code bba/g:c}, the WHILE before the row filter fails on it and
