@@ -371,8 +371,6 @@ abstract class ScanFilter {
         private boolean rejected;
         /** The key was rejected with {@link #ROW_CELLS}: each cell answers a seek to {@link #rowHint}, or next row. */
         private boolean atCells;
-        /** With {@link #atCells}: the cells answer a seek ({@link #seeksFromRejectedRow}), not next row. */
-        private boolean seekCells;
         /** A cell of the rejected row was answered. */
         private boolean cellRejected;
 
@@ -391,7 +389,6 @@ abstract class ScanFilter {
             int decision = judgeKey(row);
             rejected = decision != ROW_INCLUDE;
             atCells = hinting && decision == ROW_SKIP;
-            seekCells = atCells && seeksFromRejectedRow();
             cellRejected = false;
             return atCells ? ROW_CELLS : decision;
         }
@@ -407,12 +404,16 @@ abstract class ScanFilter {
             return true;
         }
 
+        /** Whether the cells of the rejected row answer a seek. */
+        private boolean seekingCells() {
+            return atCells && seeksFromRejectedRow();
+        }
+
         @Override
         final void resetRow() {
             judged = false;
             rejected = false;
             atCells = false;
-            seekCells = false;
             cellRejected = false;
         }
 
@@ -425,7 +426,7 @@ abstract class ScanFilter {
                 return INCLUDE;
             }
             cellRejected = true;
-            return seekCells ? SEEK : NEXT_ROW;
+            return seekingCells() ? SEEK : NEXT_ROW;
         }
 
         /** Whether the filter rejected a cell of the current row (it was asked about one). */
@@ -435,7 +436,7 @@ abstract class ScanFilter {
 
         @Override
         final byte[] rowSeekHint() {
-            return seekCells ? rowHint() : null;
+            return seekingCells() ? rowHint() : null;
         }
 
         /** What HBase's filter answers for a cell after {@code reset()} without {@code filterRowKey}. */

@@ -34,7 +34,7 @@ final class Differ {
 
     static List<String> hbase(Case c) {
         try {
-            return texts(HBaseScan.scan(c.cells(), ToHBase.filter(c.filter()), c.reversed(), c.maxVersions()));
+            return texts(hbaseCells(c));
         } catch (RuntimeException e) {
             return List.of("HBase threw " + e);
         }
@@ -42,12 +42,22 @@ final class Differ {
 
     static List<String> basalt(Case c) {
         try {
-            List<Cell> out = FilterWalk.walk(rows(c.cells(), c.reversed()), c.filter(), c.reversed(),
-                    new SplittableRandom(1), c.maxVersions()); // only RandomRowFilter(0) and (1) here: its draws do not matter
-            return texts(out.stream().map(Kv::of).toList());
+            return texts(basaltCells(c));
         } catch (RuntimeException e) {
             return List.of("Basalt threw " + e);
         }
+    }
+
+    /** What the harness of HBase's scan returns for {@code c}; throws what HBase would. */
+    static List<Kv> hbaseCells(Case c) {
+        return HBaseScan.scan(c.cells(), ToHBase.filter(c.filter()), c.reversed(), c.maxVersions());
+    }
+
+    /** What Basalt's filter, walked over {@code c}'s rows, keeps. */
+    static List<Kv> basaltCells(Case c) {
+        List<Cell> out = FilterWalk.walk(rows(c.cells(), c.reversed()), c.filter(), c.reversed(),
+                new SplittableRandom(1), c.maxVersions()); // only RandomRowFilter(0) and (1) here: its draws do not matter
+        return out.stream().map(Kv::of).toList();
     }
 
     /** {@code cells} (in storage order) as rows in scan order, each row's cells in storage order. */

@@ -252,9 +252,6 @@ final class HBaseScan {
                         continue;
                     }
                     trackedTimestamp = cell.getTimestamp();
-                } else if (trackedColumn != null && CELLS.compareQualifiers(cell, trackedColumn) < 0) {
-                    throw new IOException("ScanWildcardColumnTracker.checkColumn ran into a column actually "
-                            + "smaller than the previous column");
                 } else {
                     trackedColumn = cell;
                     trackedTimestamp = cell.getTimestamp();
