@@ -5,6 +5,7 @@ import io.basalt.buffer.BufferPool;
 import io.basalt.buffer.BufferPoolConfig;
 import io.basalt.buffer.BufferPoolExhaustedException;
 import io.basalt.buffer.BufferPoolMetrics;
+import io.basalt.client.spi.MemoryOnlyReads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -120,6 +121,7 @@ final class BlockCache implements AutoCloseable {
                 }
             }
         }
+        MemoryOnlyReads.beforeDiskRead(); // before counting: the read that follows counts it
         misses.increment();
         MemorySegment content; // valid until this thread reads another block
         try {

@@ -9,13 +9,17 @@ import io.basalt.client.ConnectionTimer;
 import io.basalt.client.RegionInfo;
 import io.basalt.client.ServerStatus;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.spi.MemoryOnlyReads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** A {@link Connection} to a store in this process: admin and tables call the engine directly. */
-final class EmbeddedConnection implements Connection {
+/**
+ * A {@link Connection} to a store in this process: admin and tables call the engine directly. Its
+ * gets keep {@link MemoryOnlyReads}' contract: the only waits on their path are block reads.
+ */
+final class EmbeddedConnection implements Connection, MemoryOnlyReads.Capable {
 
     private final Store store;
     private final Admin admin = new EmbeddedAdmin();

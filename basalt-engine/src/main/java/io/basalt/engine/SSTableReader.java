@@ -5,6 +5,7 @@ import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
 import io.basalt.cell.EncodedCell;
 import io.basalt.cell.MalformedCellException;
+import io.basalt.client.spi.MemoryOnlyReads;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -318,6 +319,7 @@ final class SSTableReader {
 
     /** The content of data block {@code i}, through the block cache. */
     Block dataBlock(int i) {
+        MemoryOnlyReads.beforeBlock();
         EngineCounters.BLOCK_BYTES.add(blockSizes[i]);
         return cache.get(this, i);
     }

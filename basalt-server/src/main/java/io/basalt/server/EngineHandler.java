@@ -21,6 +21,7 @@ import io.basalt.client.security.AccessControl;
 import io.basalt.client.security.Permission;
 import io.basalt.client.security.Scram;
 import io.basalt.client.spi.IdentifiedCalls;
+import io.basalt.client.spi.MemoryOnlyReads;
 import io.basalt.protocol.CallId;
 import io.basalt.protocol.MalformedFrameException;
 import io.basalt.protocol.OpCode;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -87,6 +89,13 @@ public final class EngineHandler implements RequestHandler {
     /** Reads and writes users and grants when {@link #access} is null (auth=none); made on first use. */
     private AccessControl unchecked;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    /** Whether gets are tried on the event loop first: configured so, and the store keeps the contract. */
+    private final boolean inlineGets;
+    /**
+     * Most blocks one get tried on the event loop may read from the cache: a YCSB row spans one or
+     * two per source, and the bound keeps a wide row's read off the event loop.
+     */
+    static final int INLINE_BLOCKS = 16;
     private final ScheduledExecutorService reaper;
     private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
     private final AtomicLong scannerIds = new AtomicLong();
@@ -113,6 +122,7 @@ public final class EngineHandler implements RequestHandler {
                 ? AccessControl.eventually(store, config.auth().superusers(), config.auth().refresh())
                 : AccessControl.over(store, config.auth().superusers(), config.auth().refresh());
         this.metrics = metrics;
+        this.inlineGets = config.inlineGets() && store instanceof MemoryOnlyReads.Capable;
         this.leaseNanos = config.scannerLease().toNanos();
         this.timeLimitNanos = config.scanTimeLimit().toNanos();
         this.reaper = Executors.newSingleThreadScheduledExecutor(
@@ -384,6 +394,9 @@ public final class EngineHandler implements RequestHandler {
                     Messages.readConsistency(b, g);
                     return g;
                 });
+                if (inlineGets && get.filter() == null && answeredInMemory(c, id, table, get)) {
+                    return;
+                }
                 run(c, id, op, () -> table.get(get), Messages::writeResult);
             }
             case CHECK_AND_MUTATE -> {
@@ -510,6 +523,57 @@ public final class EngineHandler implements RequestHandler {
                 }
             });
         };
+    }
+
+    /**
+     * Tries {@code get} here, on the event loop, where the store keeps {@link MemoryOnlyReads}'
+     * contract: answers it and returns true when everything it reads is in memory; false (having
+     * answered nothing) when it needs the disk or more than {@link #INLINE_BLOCKS} blocks, for a
+     * worker to run it. A get with a filter never comes here: a filter may run comparisons of any
+     * cost, and one connection's filter must not hold up the other connections of its event loop.
+     */
+    private boolean answeredInMemory(ServerConnection c, long id, AsyncTable table, Get get) {
+        CompletableFuture<Result> f;
+        try {
+            f = MemoryOnlyReads.attempt(INLINE_BLOCKS, () -> table.get(get));
+        } catch (MemoryOnlyReads.WouldWait e) {
+            c.server().metrics().eventLoopGet(false);
+            return false;
+        } catch (RuntimeException e) {
+            c.fail(id, OpCode.GET, e);
+            return true;
+        }
+        // an embedded table answers at once, with the outcome or the failure
+        Result result;
+        try {
+            result = f.getNow(null);
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof MemoryOnlyReads.WouldWait) {
+                c.server().metrics().eventLoopGet(false);
+                return false;
+            }
+            c.fail(id, OpCode.GET, e.getCause());
+            return true;
+        } catch (java.util.concurrent.CancellationException e) {
+            c.fail(id, OpCode.GET, e);
+            return true;
+        }
+        if (result == null) { // not answered yet: it will be, off this thread
+            c.server().metrics().eventLoopGet(false);
+            f.whenComplete((value, failure) -> answerGet(c, id, value, failure));
+            return true;
+        }
+        c.server().metrics().eventLoopGet(true);
+        answerGet(c, id, result, null);
+        return true;
+    }
+
+    private static void answerGet(ServerConnection c, long id, Result value, Throwable failure) {
+        if (failure != null) {
+            c.fail(id, OpCode.GET, failure);
+        } else {
+            c.respond(id, OpCode.GET, Messages.resultsSizeHint(List.of(value)), buf -> Messages.writeResult(buf, value));
+        }
     }
 
     /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */

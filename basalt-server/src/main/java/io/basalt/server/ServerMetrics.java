@@ -58,6 +58,8 @@ public final class ServerMetrics {
     private final DistributionDataPoint[] latency;
     private final Histogram latencies;
     private final CounterDataPoint unknownOps;
+    private final CounterDataPoint getsInMemory;
+    private final CounterDataPoint getsHandedOff;
     private final LongAdder slowCount = new LongAdder();
     private final long slowNanos;
     private final ArrayDeque<SlowRequest> recentSlow = new ArrayDeque<>();
@@ -91,9 +93,20 @@ public final class ServerMetrics {
             latency[op.code()] = latencies.labelValues(name);
         }
         unknownOps = errorCounter.labelValues("UNKNOWN");
+        Counter eventLoopGets = Counter.builder().name("basalt_event_loop_gets_total")
+                .help("Gets tried on the event loop (inlineGets): answered there from memory, or handed to a worker"
+                        + " because they needed the disk or more blocks than an attempt may read")
+                .labelNames("outcome").withoutExemplars().register(registry);
+        getsInMemory = eventLoopGets.labelValues("answered");
+        getsHandedOff = eventLoopGets.labelValues("handed_off");
         CounterWithCallback.builder().name("basalt_slow_requests_total")
                 .help("Requests that took at least slowRequestMillis").callback(cb -> cb.call(slowCount.sum()))
                 .register(registry);
+    }
+
+    /** A get tried on the event loop was answered there ({@code true}) or handed to a worker. */
+    void eventLoopGet(boolean answered) {
+        (answered ? getsInMemory : getsHandedOff).inc();
     }
 
     /**

@@ -27,11 +27,15 @@ import java.util.TreeSet;
  *     {@code .memtablememorylimit}, {@code .compactiontrigger} and {@code .writestallfiles}
  *     properties set them; the store's defaults otherwise)
  * @param timeoutMillis how long one operation may take before it counts as failed (default 60 s)
+ * @param connections connections to a {@code basalt://} server, which the binding's threads share
+ *     (default 2): a server serves each connection on one of its event loops, and a server on two
+ *     cores needed two connections to use both (measured in docs/benchmarks.md, {@code ycsb},
+ *     seventh session); ignored for an embedded store
  * @param debug print every operation to standard error (YCSB's {@code debug} property)
  */
 public record BindingOptions(String uri, String family, boolean clientBuffering, long writeBufferSize,
                              boolean createTable, int blockSize, StoreOptions store, long timeoutMillis,
-                             boolean debug) {
+                             int connections, boolean debug) {
 
     public static final String URI = "basalt.uri";
     public static final String FAMILY = "basalt.family";
@@ -48,11 +52,12 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String COMPACTION_TRIGGER = "basalt.compactiontrigger";
     public static final String WRITE_STALL_FILES = "basalt.writestallfiles";
     public static final String TIMEOUT = "basalt.timeout";
+    public static final String CONNECTIONS = "basalt.connections";
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
             BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
-            WRITE_STALL_FILES, TIMEOUT);
+            WRITE_STALL_FILES, TIMEOUT, CONNECTIONS);
     /** Keys that configure an embedded store; a server has its own configuration file. */
     private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
             MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES);
@@ -131,8 +136,12 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
         if (timeout < 1) {
             throw new IllegalArgumentException(TIMEOUT + "=" + timeout + " must be a positive number of milliseconds");
         }
+        long connections = number(p, CONNECTIONS, 2);
+        if (connections < 1 || connections > 64) {
+            throw new IllegalArgumentException(CONNECTIONS + "=" + connections + " must be between 1 and 64");
+        }
         return new BindingOptions(uri, family, bool(p, CLIENT_BUFFERING, false), writeBuffer,
-                bool(p, CREATE_TABLE, true), blockSize, store, timeout, bool(p, DEBUG, false));
+                bool(p, CREATE_TABLE, true), blockSize, store, timeout, (int) connections, bool(p, DEBUG, false));
     }
 
     private static long number(Properties p, String key, long otherwise) {

@@ -4,6 +4,7 @@ import io.basalt.client.Basalt;
 import io.basalt.client.Connection;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.StoreOptions;
 import io.basalt.client.TableExistsException;
 import io.basalt.client.net.ClientOptions;
 import java.util.HashMap;
@@ -32,7 +33,8 @@ final class SharedConnections {
         Shared shared = OPEN.get(options.uri());
         if (shared == null) {
             Connection connection = options.store() == null
-                    ? Basalt.connect(options.uri())
+                    ? Basalt.connect(options.uri(), ClientOptions.defaults().toBuilder()
+                            .connections(options.connections()).build(), StoreOptions.defaults())
                     : Basalt.connect(options.uri(), ClientOptions.defaults(), options.store());
             shared = new Shared(options.uri(), connection);
             OPEN.put(options.uri(), shared);

@@ -213,6 +213,39 @@ class BasaltDBTest {
     }
 
     @Test
+    void aServersBindingSpreadsItsThreadsOverTheConfiguredConnections() throws Exception {
+        assertThat(BindingOptions.from(props(BindingOptions.URI, "basalt://h:1")).connections()).isEqualTo(2);
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "basalt://h:1",
+                BindingOptions.CONNECTIONS, "0"))).hasMessageContaining("basalt.connections=0 must be between 1 and 64");
+        io.basalt.server.ServerConfig config = io.basalt.server.ServerConfig.builder().port(0).httpPort(-1)
+                .dataDir(dir.resolve("server")).build();
+        try (io.basalt.server.BasaltServer server = io.basalt.server.BasaltServer.start(config)) {
+            String uri = "basalt://127.0.0.1:" + server.address().getPort();
+            for (int connections : new int[] {1, 3}) {
+                Properties p = props(BindingOptions.URI, uri, BindingOptions.CONNECTIONS, String.valueOf(connections));
+                BasaltDB db = new BasaltDB();
+                db.setProperties(p);
+                db.init();
+                try {
+                    for (int i = 0; i < 10; i++) { // requests go round the connections, each opened on first use
+                        assertThat(db.insert("usertable", "k" + i, fields("f", "v" + i))).isEqualTo(Status.OK);
+                    }
+                    Map<String, ByteIterator> row = new HashMap<>();
+                    assertThat(db.read("usertable", "k3", null, row)).isEqualTo(Status.OK);
+                    assertThat(strings(row)).isEqualTo(Map.of("f", "v3"));
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (server.connections() != connections && System.nanoTime() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertThat(server.connections()).isEqualTo(connections);
+                } finally {
+                    db.cleanup();
+                }
+            }
+        }
+    }
+
+    @Test
     void storePropertiesReachTheEmbeddedStore() {
         BindingOptions options = BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
                 BindingOptions.DURABILITY, "async", BindingOptions.BLOCK_CACHE_SIZE, "1048576",

@@ -1,0 +1,141 @@
+package io.basalt.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Basalt;
+import io.basalt.client.Connection;
+import io.basalt.client.FamilyDescriptor;
+import io.basalt.client.Get;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import io.basalt.client.spi.MemoryOnlyReads;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The embedded store keeps {@link MemoryOnlyReads}' contract: under an attempt a get answers from
+ * memory, or fails with {@code WouldWait} before it reads the disk or past its blocks, holding
+ * nothing afterwards (the testkit's invariants check the buffers after each test), and the same
+ * get then answers in full outside the attempt.
+ */
+class MemoryOnlyReadsTest {
+
+    @TempDir
+    Path dir;
+
+    private static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(30, TimeUnit.SECONDS);
+    }
+
+    /** {@code get} under an attempt of {@code blocks}: the result, or null when it would wait. */
+    private static Result attempt(AsyncTable t, Get get, int blocks) {
+        CompletableFuture<Result> f = MemoryOnlyReads.attempt(blocks, () -> t.get(get));
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof MemoryOnlyReads.WouldWait) {
+                return null;
+            }
+            throw e;
+        } finally {
+            assertThat(MemoryOnlyReads.active()).as("the mark is gone after the attempt").isFalse();
+        }
+    }
+
+    @Test
+    void aGetFromTheMemtableIsAnsweredInMemory() throws Exception {
+        try (Connection c = Basalt.open(dir)) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = c.table("t");
+            await(t.put(Put.of("r").addColumn("f", "a", "1").addColumn("f", "b", "2")));
+            Result r = attempt(t, Get.of("r"), 0);
+            assertThat(r).isNotNull();
+            assertThat(r.value("f", "a")).isEqualTo("1".getBytes());
+            assertThat(r.value("f", "b")).isEqualTo("2".getBytes());
+        }
+    }
+
+    @Test
+    void aGetThatMissesTheCacheWouldWaitAndThenReadsTheDiskOutsideTheAttempt() throws Exception {
+        try (Connection c = Basalt.open(dir)) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = c.table("t");
+            await(t.put(Put.of("r").addColumn("f", "a", "1")));
+            await(c.admin().flush("t"));
+        }
+        // reopened: nothing of the file is cached
+        try (Connection c = Basalt.open(dir)) {
+            AsyncTable t = c.table("t");
+            long misses = c.admin().serverStatus().get(30, TimeUnit.SECONDS).blockCacheMisses();
+            assertThat(attempt(t, Get.of("r"), 16)).as("the block is on disk only").isNull();
+            assertThat(c.admin().serverStatus().get(30, TimeUnit.SECONDS).blockCacheMisses())
+                    .as("the attempt read nothing, so counted no miss").isEqualTo(misses);
+            assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            Result cached = attempt(t, Get.of("r"), 16);
+            assertThat(cached).as("the get above cached the block").isNotNull();
+            assertThat(cached.value("f", "a")).isEqualTo("1".getBytes());
+        }
+    }
+
+    @Test
+    void aStoreWithoutACacheAlwaysWouldWaitForAFile() throws Exception {
+        try (Connection c = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(0))) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = c.table("t");
+            await(t.put(Put.of("r").addColumn("f", "a", "1")));
+            await(c.admin().flush("t"));
+            for (int i = 0; i < 3; i++) {
+                assertThat(attempt(t, Get.of("r"), 16)).isNull();
+                assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            }
+        }
+    }
+
+    @Test
+    void aRowWiderThanTheAttemptsBlocksWouldWaitEvenWhenCached() throws Exception {
+        try (Connection c = Basalt.open(dir)) {
+            await(c.admin().createTable(new TableDescriptor("t", java.util.List.of(
+                    FamilyDescriptor.of("f").withBlockSize(FamilyDescriptor.MIN_BLOCK_SIZE)))));
+            AsyncTable t = c.table("t");
+            Put wide = Put.of("r");
+            for (int i = 0; i < 200; i++) {
+                wide.addColumn("f", String.format("q%04d", i), "v".repeat(100));
+            }
+            await(t.put(wide));
+            await(c.admin().flush("t"));
+            assertThat(await(t.get(Get.of("r"))).size()).isEqualTo(200); // caches every block
+            assertThat(attempt(t, Get.of("r"), 4)).as("the row spans about twenty 1 KiB blocks").isNull();
+            Result r = attempt(t, Get.of("r"), 64);
+            assertThat(r).as("enough blocks, all cached").isNotNull();
+            assertThat(r.size()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void attemptsDoNotNestAndCountBlocksNotNegatives() {
+        assertThatThrownBy(() -> MemoryOnlyReads.attempt(-1, () -> null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MemoryOnlyReads.attempt(1, () -> MemoryOnlyReads.attempt(1, () -> null)))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(MemoryOnlyReads.active()).isFalse();
+        // outside an attempt the store's calls are no-ops
+        MemoryOnlyReads.beforeBlock();
+        MemoryOnlyReads.beforeDiskRead();
+        assertThatThrownBy(() -> MemoryOnlyReads.attempt(0, () -> {
+            MemoryOnlyReads.beforeBlock();
+            return null;
+        })).isSameAs(MemoryOnlyReads.WOULD_WAIT);
+        assertThat(MemoryOnlyReads.attempt(2, () -> {
+            MemoryOnlyReads.beforeBlock();
+            MemoryOnlyReads.beforeBlock();
+            return "two";
+        })).isEqualTo("two");
+    }
+}
