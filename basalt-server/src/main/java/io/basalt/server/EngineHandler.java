@@ -394,8 +394,12 @@ public final class EngineHandler implements RequestHandler {
                     Messages.readConsistency(b, g);
                     return g;
                 });
-                if (inlineGets && get.filter() == null && answeredInMemory(c, id, table, get)) {
-                    return;
+                if (inlineGets && get.filter() == null) {
+                    if (!c.mayAnswerInline()) { // its answers are queued past the mark: a worker, under the in-flight limit
+                        c.server().metrics().eventLoopGet(false);
+                    } else if (answeredInMemory(c, id, table, get)) {
+                        return;
+                    }
                 }
                 run(c, id, op, () -> table.get(get), Messages::writeResult);
             }
@@ -564,7 +568,9 @@ public final class EngineHandler implements RequestHandler {
             return true;
         }
         c.server().metrics().eventLoopGet(true);
-        answerGet(c, id, result, null);
+        int size = Messages.resultsSizeHint(List.of(result));
+        c.answeredInline(size);
+        c.respond(id, OpCode.GET, size, buf -> Messages.writeResult(buf, result));
         return true;
     }
 

@@ -65,7 +65,10 @@ import org.slf4j.LoggerFactory;
  *       finish; a read is at most one receive buffer, so they are few.</li>
  * </ul>
  * So the memory one connection holds in responses is bounded by the high-water mark plus the
- * responses of the requests it has executing. While the server has stopped reading, a frame's
+ * responses of the requests it has executing, plus (with {@link ServerConfig#inlineGets()}) the
+ * answers to gets made on the event loop since its last read ended, which {@link #mayAnswerInline}
+ * holds to one more high-water mark: a read of a few kilobytes can carry thousands of gets, and
+ * answers made on the event loop are never "executing", so the in-flight limit does not see them. While the server has stopped reading, a frame's
  * clock does not run: its bytes wait in the socket by the server's choice.
  */
 public final class ServerConnection extends ChannelInboundHandlerAdapter {
@@ -80,6 +83,10 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Whether this connection holds one of the server's places; one that does not is refused "busy". */
     private final boolean admitted;
     private final int maxInFlight;
+    /** Most bytes of answers made on the event loop between two reads' ends ({@link #mayAnswerInline}). */
+    private final long inlineLimit;
+    /** Bytes of answers made on the event loop since the last read ended; event loop only. */
+    private long answeredInline;
     private final long frameTimeoutNanos;
     /** Requests started and not yet answered. */
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -113,6 +120,7 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         this.decoder = decoder;
         this.admitted = admitted;
         this.maxInFlight = config.maxInFlightPerConnection();
+        this.inlineLimit = config.outboundHighWaterBytes();
         this.frameTimeoutNanos = config.frameTimeout().toNanos();
         this.writer = new GroupedWriter(channel, config.writeMode(), config.groupingThreshold(),
                 config.linger().toNanos());
@@ -315,6 +323,29 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
         } else {
             start(msg);
         }
+    }
+
+    /**
+     * Whether a request may be answered here on the event loop (event loop only): while the
+     * responses queued for the connection are under the high-water mark and those answered here
+     * since the last read ended are too. Past that, requests go to workers, where the in-flight
+     * limit bounds them.
+     */
+    boolean mayAnswerInline() {
+        return answeredInline < inlineLimit && channel.isWritable();
+    }
+
+    /** Counts an answer of about {@code bytes} made on the event loop. */
+    void answeredInline(long bytes) {
+        answeredInline += bytes;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        // The responses answered during the read are drained by a task that runs before the next
+        // read; if they pass the high-water mark the channel turns unwritable and reading stops.
+        answeredInline = 0;
+        ctx.fireChannelReadComplete();
     }
 
     /** Starts the request a decoded frame carries (releasing the frame). */

@@ -95,7 +95,8 @@ public final class ServerMetrics {
         unknownOps = errorCounter.labelValues("UNKNOWN");
         Counter eventLoopGets = Counter.builder().name("basalt_event_loop_gets_total")
                 .help("Gets tried on the event loop (inlineGets): answered there from memory, or handed to a worker"
-                        + " because they needed the disk or more blocks than an attempt may read")
+                        + " because they needed the disk or more blocks than an attempt may read, or because the"
+                        + " connection's answers were queued past the high-water mark")
                 .labelNames("outcome").withoutExemplars().register(registry);
         getsInMemory = eventLoopGets.labelValues("answered");
         getsHandedOff = eventLoopGets.labelValues("handed_off");

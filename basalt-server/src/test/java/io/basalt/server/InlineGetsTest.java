@@ -145,6 +145,41 @@ class InlineGetsTest {
         });
     }
 
+    /**
+     * A client that sends gets of a 1 MiB row and never reads: answers made on the event loop
+     * between two reads are held to one high-water mark, the rest go to workers, where the
+     * in-flight limit holds them (SlowReaderIT runs the same flood against a server's memory).
+     */
+    @Test
+    void aFloodOfGetsForABigRowIsAnsweredOnTheEventLoopOnlyUpToTheHighWaterMark() throws Exception {
+        int highWater = 2 << 20;
+        withServer(ServerConfig.builder().outboundHighWaterBytes(highWater).outboundLowWaterBytes(1 << 20)
+                .maxInFlightPerConnection(4), (server, client) -> {
+            await(client.admin().createTable(TableDescriptor.of("t", "f")));
+            byte[] big = new byte[1 << 20];
+            await(client.table("t").put(Put.of("big").addColumn("f".getBytes(), "q".getBytes(), big)));
+            try (RawClient slow = new RawClient(server.address().getPort()).handshake()) {
+                java.io.ByteArrayOutputStream flood = new java.io.ByteArrayOutputStream();
+                for (int id = 0; id < 200; id++) {
+                    flood.write(SlowReaderIT.getFrame(id));
+                }
+                slow.send(flood.toByteArray()); // a few kilobytes: one or two reads for the server
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (counter(server, ANSWERED) + counter(server, HANDED_OFF) < 8 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                double answered = counter(server, ANSWERED);
+                assertThat(answered).as("answered on the event loop").isGreaterThanOrEqualTo(1.0)
+                        // per read, answers until the mark is passed: at most three 1 MiB answers a read
+                        .isLessThanOrEqualTo(6.0);
+                assertThat(counter(server, HANDED_OFF)).as("the rest went to workers").isGreaterThanOrEqualTo(1.0);
+            }
+            // the server still answers a well-behaved client
+            assertThat(await(client.table("t").get(Get.of("big"))).value("f", "q")).isEqualTo(big);
+            return null;
+        });
+    }
+
     @Test
     void aGetOfAMissingTableIsAnsweredWithItsError() throws Exception {
         withServer(ServerConfig.builder(), (server, client) -> {

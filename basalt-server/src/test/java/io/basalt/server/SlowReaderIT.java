@@ -61,7 +61,7 @@ class SlowReaderIT {
     @TempDir
     Path dir;
 
-    private static byte[] getFrame(long id) {
+    static byte[] getFrame(long id) {
         ByteBuf body = Unpooled.buffer();
         Wire.writeString(body, "t");
         Messages.writeGet(body, Get.of("big"));
