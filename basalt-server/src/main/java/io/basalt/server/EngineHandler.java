@@ -537,49 +537,34 @@ public final class EngineHandler implements RequestHandler {
      * cost, and one connection's filter must not hold up the other connections of its event loop.
      */
     private boolean answeredInMemory(ServerConnection c, long id, AsyncTable table, Get get) {
-        CompletableFuture<Result> f;
+        Result result = null;
+        Throwable failure = null;
         try {
-            f = MemoryOnlyReads.attempt(INLINE_BLOCKS, () -> table.get(get));
-        } catch (MemoryOnlyReads.WouldWait e) {
+            CompletableFuture<Result> f = MemoryOnlyReads.attempt(INLINE_BLOCKS, () -> table.get(get));
+            if (!f.isDone()) { // a capable store answers an attempt at once; a get changes nothing, so a worker asks again
+                failure = MemoryOnlyReads.WOULD_WAIT;
+            } else {
+                result = f.join();
+            }
+        } catch (CompletionException e) {
+            failure = e.getCause();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (failure instanceof MemoryOnlyReads.WouldWait) {
             c.server().metrics().eventLoopGet(false);
             return false;
-        } catch (RuntimeException e) {
-            c.fail(id, OpCode.GET, e);
-            return true;
         }
-        // an embedded table answers at once, with the outcome or the failure
-        Result result;
-        try {
-            result = f.getNow(null);
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof MemoryOnlyReads.WouldWait) {
-                c.server().metrics().eventLoopGet(false);
-                return false;
-            }
-            c.fail(id, OpCode.GET, e.getCause());
-            return true;
-        } catch (java.util.concurrent.CancellationException e) {
-            c.fail(id, OpCode.GET, e);
-            return true;
-        }
-        if (result == null) { // not answered yet: it will be, off this thread
-            c.server().metrics().eventLoopGet(false);
-            f.whenComplete((value, failure) -> answerGet(c, id, value, failure));
+        if (failure != null) {
+            c.fail(id, OpCode.GET, failure);
             return true;
         }
         c.server().metrics().eventLoopGet(true);
-        int size = Messages.resultsSizeHint(List.of(result));
+        Result answer = result;
+        int size = Messages.resultsSizeHint(List.of(answer));
         c.answeredInline(size);
-        c.respond(id, OpCode.GET, size, buf -> Messages.writeResult(buf, result));
+        c.respond(id, OpCode.GET, size, buf -> Messages.writeResult(buf, answer));
         return true;
-    }
-
-    private static void answerGet(ServerConnection c, long id, Result value, Throwable failure) {
-        if (failure != null) {
-            c.fail(id, OpCode.GET, failure);
-        } else {
-            c.respond(id, OpCode.GET, Messages.resultsSizeHint(List.of(value)), buf -> Messages.writeResult(buf, value));
-        }
     }
 
     /** Calls the store on a virtual thread and answers with {@code writer} (null: an empty body). */

@@ -68,8 +68,9 @@ import org.slf4j.LoggerFactory;
  * responses of the requests it has executing, plus (with {@link ServerConfig#inlineGets()}) the
  * answers to gets made on the event loop since its last read ended, which {@link #mayAnswerInline}
  * holds to one more high-water mark: a read of a few kilobytes can carry thousands of gets, and
- * answers made on the event loop are never "executing", so the in-flight limit does not see them. While the server has stopped reading, a frame's
- * clock does not run: its bytes wait in the socket by the server's choice.
+ * answers made on the event loop are never "executing", so the in-flight limit does not see them.
+ * While the server has stopped reading, a frame's clock does not run: its bytes wait in the
+ * socket by the server's choice.
  */
 public final class ServerConnection extends ChannelInboundHandlerAdapter {
 

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -119,26 +118,21 @@ class InlineGetsTest {
 
     @Test
     void aGetWithAFilterIsNeverTriedOnTheEventLoop() throws Exception {
-        withServer(ServerConfig.builder(), (server, client) -> {
-            await(client.admin().createTable(TableDescriptor.of("t", "f")));
-            AsyncTable t = client.table("t");
-            await(t.put(Put.of("r").addColumn("f", "q", "v")));
-            Result r = await(t.get(Get.of("r").setFilter(new PrefixFilter("r".getBytes()))));
-            assertThat(r.value("f", "q")).isEqualTo("v".getBytes());
-            assertThat(counter(server, ANSWERED)).isEqualTo(0.0);
-            assertThat(counter(server, HANDED_OFF)).isEqualTo(0.0);
-            return null;
-        });
+        answeredWithoutATry(ServerConfig.builder(), Get.of("r").setFilter(new PrefixFilter("r".getBytes())));
     }
 
     @Test
     void withInlineGetsOffEveryGetGoesToAWorker() throws Exception {
-        Function<ServerConfig.Builder, ServerConfig.Builder> off = b -> b.inlineGets(false);
-        withServer(off.apply(ServerConfig.builder()), (server, client) -> {
+        answeredWithoutATry(ServerConfig.builder().inlineGets(false), Get.of("r"));
+    }
+
+    /** {@code get} of a row in memory is answered in full, and never tried on the event loop. */
+    private void answeredWithoutATry(ServerConfig.Builder config, Get get) throws Exception {
+        withServer(config, (server, client) -> {
             await(client.admin().createTable(TableDescriptor.of("t", "f")));
             AsyncTable t = client.table("t");
             await(t.put(Put.of("r").addColumn("f", "q", "v")));
-            assertThat(await(t.get(Get.of("r"))).value("f", "q")).isEqualTo("v".getBytes());
+            assertThat(await(t.get(get)).value("f", "q")).isEqualTo("v".getBytes());
             assertThat(counter(server, ANSWERED)).isEqualTo(0.0);
             assertThat(counter(server, HANDED_OFF)).isEqualTo(0.0);
             return null;
