@@ -30,11 +30,15 @@ import java.util.Objects;
  *     default retries, about half a minute in all)
  * @param regionSplitSize bytes of SSTable data past which a region splits in two at a middle
  *     row (default {@link #DEFAULT_REGION_SPLIT_SIZE}); 0 turns automatic splits off
+ * @param rowCacheSize bytes of whole rows, as gets returned them, kept on the heap so that a hot
+ *     row is answered without merging its versions again (default {@link #DEFAULT_ROW_CACHE_SIZE});
+ *     memory beside the block cache, as RocksDB's {@code row_cache}; 0 turns it off
  */
 public record StoreOptions(Durability durability, Duration asyncSyncInterval, long memtableFlushSize,
                            long walSegmentSize, long blockCacheSize, WalCorruptionPolicy walCorruption,
                            int compactionTrigger, int writeStallFiles, long maxWalSize, long memtableMemoryLimit,
-                           int backgroundRetries, Duration backgroundRetryBackoff, long regionSplitSize) {
+                           int backgroundRetries, Duration backgroundRetryBackoff, long regionSplitSize,
+                           long rowCacheSize) {
 
     /** What opening a store does when a log record before the end fails its checksum. */
     public enum WalCorruptionPolicy {
@@ -50,6 +54,12 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
      * node with 10 GB holds about 40 regions (see {@code docs/benchmarks.md}, "load regions").
      */
     public static final long DEFAULT_REGION_SPLIT_SIZE = 256L << 20;
+
+    /**
+     * The default {@link #rowCacheSize}, 32 MiB: under YCSB's Zipfian reads it holds the rows that
+     * most gets ask for (see {@code docs/benchmarks.md}, "ycsb").
+     */
+    public static final long DEFAULT_ROW_CACHE_SIZE = 32L << 20;
 
     public StoreOptions {
         Objects.requireNonNull(durability, "durability");
@@ -88,6 +98,9 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
         if (regionSplitSize < 0) {
             throw new IllegalArgumentException("regionSplitSize " + regionSplitSize + " is negative");
         }
+        if (rowCacheSize < 0) {
+            throw new IllegalArgumentException("rowCacheSize " + rowCacheSize + " is negative");
+        }
         Objects.requireNonNull(backgroundRetryBackoff, "backgroundRetryBackoff");
         if (backgroundRetryBackoff.isNegative() || backgroundRetryBackoff.isZero()) {
             throw new IllegalArgumentException("backgroundRetryBackoff must be positive, not " + backgroundRetryBackoff);
@@ -102,69 +115,77 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
     public static StoreOptions defaults() {
         return new StoreOptions(Durability.SYNC, Duration.ofSeconds(1), 64L << 20, 64L << 20, 256L << 20,
                 WalCorruptionPolicy.REFUSE, 4, 20, 1L << 30, defaultMemtableMemoryLimit(64L << 20), 5,
-                Duration.ofSeconds(1), DEFAULT_REGION_SPLIT_SIZE);
+                Duration.ofSeconds(1), DEFAULT_REGION_SPLIT_SIZE, DEFAULT_ROW_CACHE_SIZE);
     }
 
     public StoreOptions withDurability(Durability value) {
         return new StoreOptions(value, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     /** Sets the flush size, raising {@link #memtableMemoryLimit} to twice it when it was lower. */
     public StoreOptions withMemtableFlushSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, bytes, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize,
-                Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff, regionSplitSize);
+                Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff, regionSplitSize,
+                rowCacheSize);
     }
 
     /** Sets the segment size, raising {@link #maxWalSize} to it when it was lower. */
     public StoreOptions withWalSegmentSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, bytes, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, Math.max(maxWalSize, bytes), memtableMemoryLimit,
-                backgroundRetries, backgroundRetryBackoff, regionSplitSize);
+                backgroundRetries, backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withBlockCacheSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, bytes,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withWalCorruption(WalCorruptionPolicy policy) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 policy, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withCompaction(int trigger, int stallFiles) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, trigger, stallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withMaxWalSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, bytes, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withMemtableMemoryLimit(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, bytes, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
     }
 
     public StoreOptions withBackgroundRetries(int retries, Duration firstBackoff) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, retries,
-                firstBackoff, regionSplitSize);
+                firstBackoff, regionSplitSize, rowCacheSize);
     }
 
     /** Sets the size past which a region splits; 0 turns automatic splits off. */
     public StoreOptions withRegionSplitSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, bytes);
+                backgroundRetryBackoff, bytes, rowCacheSize);
+    }
+
+    /** Sets the bytes of the row cache; 0 turns it off. */
+    public StoreOptions withRowCacheSize(long bytes) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff, regionSplitSize, bytes);
     }
 }

@@ -144,7 +144,8 @@ public final class BasaltNode implements AutoCloseable {
                 .toList();
         return new io.basalt.engine.StoreMetrics(m.background(), m.walSyncs(), m.walBatches(), m.walBytes(),
                 m.memtableBytes(), m.blockCacheHits(), m.blockCacheMisses(), m.blockCacheEvictions(), m.blockCacheBytes(),
-                m.blockCacheCapacity(), m.bufferChunksInUse(), m.bufferChunksMax(), m.lockWaits(), m.lockTimeouts(),
+                m.blockCacheCapacity(), m.rowCacheHits(), m.rowCacheMisses(), m.rowCacheBytes(), m.bufferChunksInUse(),
+                m.bufferChunksMax(), m.lockWaits(), m.lockTimeouts(),
                 m.readOnlyReason(), tables);
     }
 

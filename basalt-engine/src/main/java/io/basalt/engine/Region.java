@@ -160,7 +160,19 @@ final class Region {
     void replay(List<Cell> cells, long sequence) {
         MemTable active = view.active();
         for (Cell cell : cells) {
+            noteWrite(cell.rowBytes(), sequence);
             active.add(cell, sequence);
+        }
+    }
+
+    /**
+     * Tells the row cache that {@code row} is written at {@code sequence}: before the write's cells
+     * enter the memtable, so before any reader can see them (see {@link RowCache}).
+     */
+    private void noteWrite(byte[] row, long sequence) {
+        RowCache cache = store.rowCache();
+        if (cache != null) {
+            cache.written(this, MemTable.rowHash(row), sequence);
         }
     }
 
@@ -281,6 +293,9 @@ final class Region {
                 }
                 appended = store.wal().append(tableId, cells, false);
                 try {
+                    for (byte[] row : rows) {
+                        noteWrite(row, appended.sequence());
+                    }
                     target = view.active();
                     target.addAll(cells, appended.sequence());
                 } catch (Throwable t) {
@@ -335,6 +350,7 @@ final class Region {
             }
             appended = store.wal().append(tableId, cells, false);
             try {
+                noteWrite(row, appended.sequence());
                 target = view.active();
                 for (Cell cell : cells) {
                     target.add(cell, appended.sequence());
@@ -429,6 +445,9 @@ final class Region {
             try (RegionLocks.Lease _ = store.locks().lockRow(id, row)) {
                 Object[] outcome = new Object[1];
                 List<EncodedCell> cells = resolveLocked(mutations, check, now, outcome);
+                if (!cells.isEmpty()) {
+                    noteWrite(row, sequence);
+                }
                 MemTable target = view.active();
                 for (Cell cell : cells) {
                     target.add(cell, sequence);
@@ -618,7 +637,7 @@ final class Region {
 
     /** The newest visible cell of a column, seeing every write already applied (row lock held). */
     private Cell latest(byte[] row, byte[] family, byte[] qualifier) {
-        return read(new Get(row).addColumn(family, qualifier), Long.MAX_VALUE, 0).latest(family, qualifier);
+        return read(new Get(row).addColumn(family, qualifier), Long.MAX_VALUE, 0, -1).latest(family, qualifier);
     }
 
     /**
@@ -642,7 +661,7 @@ final class Region {
         if (maxVersions == Integer.MAX_VALUE) {
             return null;
         }
-        List<Cell> versions = read(new Get(row).addColumn(family, qualifier).readAllVersions(), Long.MAX_VALUE, 1)
+        List<Cell> versions = read(new Get(row).addColumn(family, qualifier).readAllVersions(), Long.MAX_VALUE, 1, -1)
                 .columnCells(family, qualifier);
         if (versions.size() <= maxVersions) {
             return null;
@@ -668,10 +687,10 @@ final class Region {
         }
         if (check.filter() != null) {
             Get get = new Get(check.row()).setTimeRange(check.timeRange()).setFilter(check.filter());
-            return !read(get, Long.MAX_VALUE, 0).isEmpty();
+            return !read(get, Long.MAX_VALUE, 0, -1).isEmpty();
         }
         Get get = new Get(check.row()).addColumn(check.family(), check.qualifier()).setTimeRange(check.timeRange());
-        Cell current = read(get, Long.MAX_VALUE, 0).latest(check.family(), check.qualifier());
+        Cell current = read(get, Long.MAX_VALUE, 0, -1).latest(check.family(), check.qualifier());
         if (check.operator() == null) {
             return current == null;
         }
@@ -707,18 +726,61 @@ final class Region {
      */
     Result get(Get get) {
         checkReadable();
-        Result r = read(get, -1, 0); // which fails with RegionMovedException once the region was replaced
+        RowCache cache = store.rowCache();
+        int families = cache == null ? -1 : cachedFamilies(get);
+        if (families >= 0) {
+            long readPoint = store.mvcc().readPoint();
+            Result hit = cache.lookup(this, get.row(), MemTable.rowHash(get.row()), families, readPoint);
+            if (hit != null) {
+                checkCurrent(); // after the read point: a write to a successor would come after it
+                readRequests.increment();
+                return hit;
+            }
+        }
+        Result r = read(get, -1, 0, families); // which fails with RegionMovedException once the region was replaced
         readRequests.increment();
         return r;
+    }
+
+    /**
+     * The families {@code get} reads, a bit per family index, when the row cache may keep its
+     * answer: no filter, all time, the newest version only, whole families none of which expires;
+     * otherwise -1.
+     */
+    private int cachedFamilies(Get get) {
+        if (get.filter() != null || get.maxVersions() != 1 || !get.timeRange().isAll()
+                || familyDescriptors.length > 31) {
+            return -1;
+        }
+        NavigableMap<byte[], NavigableSet<byte[]>> columns = get.columns();
+        int bits = 0;
+        if (columns.isEmpty()) {
+            for (int i = 0; i < familyDescriptors.length; i++) {
+                if (familyDescriptors[i].expires()) {
+                    return -1;
+                }
+                bits |= 1 << i;
+            }
+            return bits;
+        }
+        for (Map.Entry<byte[], NavigableSet<byte[]>> e : columns.entrySet()) {
+            int i = e.getValue().isEmpty() ? familyIndex(MemorySegment.ofArray(e.getKey())) : -1;
+            if (i < 0 || familyDescriptors[i].expires()) {
+                return -1; // named columns, or an unknown family (the read names it)
+            }
+            bits |= 1 << i;
+        }
+        return bits;
     }
 
     /**
      * Reads one row ({@link #get}); {@code fixedReadPoint} -1 reads at the current MVCC read point,
      * anything else at that point (the write path reads at {@link Long#MAX_VALUE}: everything
      * applied). {@code extraVersions} widens every family's version limit, so that the write path
-     * can see the versions just beyond it.
+     * can see the versions just beyond it. {@code cacheFamilies}, when not -1, keeps the answer in
+     * the row cache under those families ({@link #cachedFamilies}).
      */
-    private Result read(Get get, long fixedReadPoint, int extraVersions) {
+    private Result read(Get get, long fixedReadPoint, int extraVersions, int cacheFamilies) {
         NavigableMap<byte[], NavigableSet<byte[]>> columns = get.columns();
         for (byte[] family : columns.keySet()) {
             if (familyIndex(MemorySegment.ofArray(family)) < 0) {
@@ -776,6 +838,9 @@ final class Region {
             }
             if (filter != null && !cells.isEmpty()) {
                 filter.finishRow(cells);
+            }
+            if (cacheFamilies >= 0) {
+                store.rowCache().store(this, row, MemTable.rowHash(row), cacheFamilies, readPoint, cells);
             }
             return cells.isEmpty() ? Result.empty() : Result.of(cells);
         } finally {

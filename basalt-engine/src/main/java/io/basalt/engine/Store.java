@@ -99,6 +99,8 @@ final class Store implements Closeable {
     private final Mvcc mvcc;
     private final ReadPoints readPoints;
     private final BlockCache blockCache;
+    /** Whole rows as gets returned them; null when {@link StoreOptions#rowCacheSize()} is 0. */
+    private final RowCache rowCache;
     /** Null for a replica: its writes come from a replicated log ({@link #applyLogged}). */
     private final WriteAheadLog wal;
     /** Fed by a replicated log instead of clients: no write-ahead log of its own. */
@@ -171,6 +173,7 @@ final class Store implements Closeable {
         this.lockChannel = lockFile;
         this.lock = taken;
         this.blockCache = new BlockCache(options.blockCacheSize(), "block-cache " + directory);
+        this.rowCache = options.rowCacheSize() > 0 ? new RowCache(options.rowCacheSize()) : null;
         boolean ok = false;
         Manifest opened = null;
         try {
@@ -436,6 +439,11 @@ final class Store implements Closeable {
 
     BlockCache blockCache() {
         return blockCache;
+    }
+
+    /** The row cache, or {@code null} when the store has none. */
+    RowCache rowCache() {
+        return rowCache;
     }
 
     Disk disk() {
@@ -1168,6 +1176,8 @@ final class Store implements Closeable {
         return new StoreMetrics(statistics(), wal == null ? 0 : wal.forces(), wal == null ? 0 : wal.batches(),
                 wal == null ? 0 : wal.bytesWritten(), memtables, blockCache.hits(), blockCache.misses(),
                 blockCache.evictions(), blockCache.bytes(), blockCache.capacity(),
+                rowCache == null ? 0 : rowCache.hits(), rowCache == null ? 0 : rowCache.misses(),
+                rowCache == null ? 0 : rowCache.bytes(),
                 pool == null ? 0 : pool.chunksInUse(), pool == null ? 0 : pool.chunksMax(), waits, timeouts,
                 failed == null ? null : failed.reason(), tableMetrics);
     }
@@ -1979,6 +1989,9 @@ final class Store implements Closeable {
             failure = addTo(failure, e);
         }
         blockCache.close();
+        if (rowCache != null) {
+            rowCache.clear();
+        }
         try {
             lock.release();
             lockChannel.close();

@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param blockCacheEvictions blocks evicted to make room
  * @param blockCacheBytes bytes the cached blocks are charged now
  * @param blockCacheCapacity the cache's size
+ * @param rowCacheHits gets answered from the row cache
+ * @param rowCacheMisses gets the row cache could have answered but did not hold (or held stale)
+ * @param rowCacheBytes bytes the row cache's entries are charged now (0 without one)
  * @param bufferChunksInUse chunks of the block cache's buffer pool in use (cached or pinned blocks)
  * @param bufferChunksMax the most chunks that pool can have
  * @param lockWaits lock acquisitions that had to wait (table and row locks)
@@ -30,7 +33,8 @@ import java.util.Objects;
  */
 public record StoreMetrics(EngineStatistics background, long walSyncs, long walBatches, long walBytes, long memtableBytes,
                            long blockCacheHits, long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes,
-                           long blockCacheCapacity, long bufferChunksInUse, long bufferChunksMax, long lockWaits,
+                           long blockCacheCapacity, long rowCacheHits, long rowCacheMisses, long rowCacheBytes,
+                           long bufferChunksInUse, long bufferChunksMax, long lockWaits,
                            long lockTimeouts, String readOnlyReason, List<ServerStatus.Table> tables) {
 
     public StoreMetrics {
@@ -50,14 +54,14 @@ public record StoreMetrics(EngineStatistics background, long walSyncs, long walB
      */
     public static StoreMetrics sum(List<StoreMetrics> stores) {
         EngineStatistics background = new EngineStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-        long[] v = new long[13];
+        long[] v = new long[16];
         String readOnly = null;
         java.util.Map<String, ServerStatus.Table> tables = new java.util.TreeMap<>();
         for (StoreMetrics m : stores) {
             background = background.plus(m.background);
             long[] add = {m.walSyncs, m.walBatches, m.walBytes, m.memtableBytes, m.blockCacheHits, m.blockCacheMisses,
-                m.blockCacheEvictions, m.blockCacheBytes, m.blockCacheCapacity, m.bufferChunksInUse, m.bufferChunksMax,
-                m.lockWaits, m.lockTimeouts};
+                m.blockCacheEvictions, m.blockCacheBytes, m.blockCacheCapacity, m.rowCacheHits, m.rowCacheMisses,
+                m.rowCacheBytes, m.bufferChunksInUse, m.bufferChunksMax, m.lockWaits, m.lockTimeouts};
             for (int i = 0; i < v.length; i++) {
                 v[i] += add[i];
             }
@@ -72,7 +76,7 @@ public record StoreMetrics(EngineStatistics background, long walSyncs, long walB
             }
         }
         return new StoreMetrics(background, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-                v[12], readOnly, List.copyOf(tables.values()));
+                v[12], v[13], v[14], v[15], readOnly, List.copyOf(tables.values()));
     }
 
     /**

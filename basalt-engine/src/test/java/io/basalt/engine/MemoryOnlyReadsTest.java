@@ -87,7 +87,7 @@ class MemoryOnlyReadsTest {
 
     @Test
     void aStoreWithoutACacheAlwaysWouldWaitForAFile() throws Exception {
-        try (Connection c = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(0))) {
+        try (Connection c = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(0).withRowCacheSize(0))) {
             await(c.admin().createTable(TableDescriptor.of("t", "f")));
             AsyncTable t = c.table("t");
             await(t.put(Put.of("r").addColumn("f", "a", "1")));
@@ -101,7 +101,7 @@ class MemoryOnlyReadsTest {
 
     @Test
     void aRowWiderThanTheAttemptsBlocksWouldWaitEvenWhenCached() throws Exception {
-        try (Connection c = Basalt.open(dir)) {
+        try (Connection c = Basalt.open(dir, StoreOptions.defaults().withRowCacheSize(0))) {
             await(c.admin().createTable(new TableDescriptor("t", java.util.List.of(
                     FamilyDescriptor.of("f").withBlockSize(FamilyDescriptor.MIN_BLOCK_SIZE)))));
             AsyncTable t = c.table("t");
@@ -116,6 +116,21 @@ class MemoryOnlyReadsTest {
             Result r = attempt(t, Get.of("r"), 64);
             assertThat(r).as("enough blocks, all cached").isNotNull();
             assertThat(r.size()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aRowTheRowCacheHoldsIsAnsweredWithoutABlock() throws Exception {
+        try (Connection c = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(0))) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = c.table("t");
+            await(t.put(Put.of("r").addColumn("f", "a", "1")));
+            await(c.admin().flush("t"));
+            assertThat(attempt(t, Get.of("r"), 16)).as("the row is in a file, and no block is cached").isNull();
+            assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            Result r = attempt(t, Get.of("r"), 0);
+            assertThat(r).as("the get above left the row in the row cache").isNotNull();
+            assertThat(r.value("f", "a")).isEqualTo("1".getBytes());
         }
     }
 

@@ -85,7 +85,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "inlineGets", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
-            "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
+            "rowCacheSize", "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
             "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
             "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
             "tlsClientAuth", "tlsReloadSeconds", "insecure", "auth", "superusers", "authMaxFailures",
@@ -421,6 +421,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("memtableFlushSize", Long.toString(store.memtableFlushSize()));
         m.put("walSegmentSize", Long.toString(store.walSegmentSize()));
         m.put("blockCacheSize", Long.toString(store.blockCacheSize()));
+        m.put("rowCacheSize", Long.toString(store.rowCacheSize()));
         m.put("maxWalSize", Long.toString(store.maxWalSize()));
         m.put("memtableMemoryLimit", Long.toString(store.memtableMemoryLimit()));
         m.put("backgroundRetries", Integer.toString(store.backgroundRetries()));
@@ -507,7 +508,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays, tlsCert, tlsKey, tlsCa,
      * tlsClientAuth, tlsReloadSeconds, insecure, auth, superusers, authMaxFailures,
      * authFailureWindowSeconds, aclRefreshSeconds}, and the store's {@code memtableFlushSize, walSegmentSize,
-     * blockCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
+     * blockCacheSize, rowCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
      * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
      *
@@ -626,6 +627,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "memtableFlushSize" -> store(store.withMemtableFlushSize(Long.parseLong(v)));
                 case "walSegmentSize" -> store(store.withWalSegmentSize(Long.parseLong(v)));
                 case "blockCacheSize" -> store(store.withBlockCacheSize(Long.parseLong(v)));
+                case "rowCacheSize" -> store(store.withRowCacheSize(Long.parseLong(v)));
                 case "maxWalSize" -> store(store.withMaxWalSize(Long.parseLong(v)));
                 case "memtableMemoryLimit" -> store(store.withMemtableMemoryLimit(Long.parseLong(v)));
                 case "backgroundRetries" -> store(store.withBackgroundRetries(Integer.parseInt(v),

@@ -267,6 +267,10 @@ public final class ServerMetrics {
                 () -> s.get().blockCacheEvictions());
         gauge("basalt_block_cache_bytes", "Bytes the cached blocks are charged", () -> s.get().blockCacheBytes());
         gauge("basalt_block_cache_capacity_bytes", "The block cache's size", () -> s.get().blockCacheCapacity());
+        counter("basalt_row_cache_hits_total", "Gets answered from the row cache", () -> s.get().rowCacheHits());
+        counter("basalt_row_cache_misses_total", "Gets the row cache could answer but did not hold",
+                () -> s.get().rowCacheMisses());
+        gauge("basalt_row_cache_bytes", "Bytes the row cache's entries are charged", () -> s.get().rowCacheBytes());
         gauge("basalt_buffer_pool_chunks_in_use", "Chunks of the block cache's buffer pool in use",
                 () -> s.get().bufferChunksInUse());
         gauge("basalt_buffer_pool_chunks_max", "The most chunks the block cache's buffer pool can have",

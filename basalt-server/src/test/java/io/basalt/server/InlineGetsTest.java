@@ -96,7 +96,8 @@ class InlineGetsTest {
 
     @Test
     void aRowWiderThanAnAttemptsBlocksIsReadByAWorkerEvenWhenCached() throws Exception {
-        withServer(ServerConfig.builder(), (server, client) -> {
+        // without a row cache, which would answer the second get from memory
+        withServer(ServerConfig.builder().store(StoreOptions.defaults().withRowCacheSize(0)), (server, client) -> {
             await(client.admin().createTable(new TableDescriptor("t",
                     List.of(FamilyDescriptor.of("f").withBlockSize(FamilyDescriptor.MIN_BLOCK_SIZE)))));
             AsyncTable t = client.table("t");

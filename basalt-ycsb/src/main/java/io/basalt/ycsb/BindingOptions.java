@@ -47,6 +47,7 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String BLOCK_SIZE = "basalt.blocksize";
     public static final String DURABILITY = "basalt.durability";
     public static final String BLOCK_CACHE_SIZE = "basalt.blockcachesize";
+    public static final String ROW_CACHE_SIZE = "basalt.rowcachesize";
     public static final String MEMTABLE_FLUSH_SIZE = "basalt.memtableflushsize";
     public static final String MEMTABLE_MEMORY_LIMIT = "basalt.memtablememorylimit";
     public static final String COMPACTION_TRIGGER = "basalt.compactiontrigger";
@@ -56,10 +57,10 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
-            BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
+            BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
             WRITE_STALL_FILES, TIMEOUT, CONNECTIONS);
     /** Keys that configure an embedded store; a server has its own configuration file. */
-    private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
+    private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
             MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES);
 
     /**
@@ -113,6 +114,10 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
             if (cache >= 0) {
                 store = store.withBlockCacheSize(cache);
             }
+            long rows = number(p, ROW_CACHE_SIZE, -1);
+            if (rows >= 0) {
+                store = store.withRowCacheSize(rows);
+            }
             long flush = number(p, MEMTABLE_FLUSH_SIZE, store.memtableFlushSize());
             long limit = number(p, MEMTABLE_MEMORY_LIMIT, p.getProperty(MEMTABLE_FLUSH_SIZE) == null
                     ? store.memtableMemoryLimit() : Math.max(store.memtableMemoryLimit(), 2 * flush));
@@ -122,7 +127,8 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
                 // All at once: the store checks the pairs, and the order of setters would matter.
                 store = new StoreOptions(store.durability(), store.asyncSyncInterval(), flush, store.walSegmentSize(),
                         store.blockCacheSize(), store.walCorruption(), trigger, stall, store.maxWalSize(), limit,
-                        store.backgroundRetries(), store.backgroundRetryBackoff(), store.regionSplitSize());
+                        store.backgroundRetries(), store.backgroundRetryBackoff(), store.regionSplitSize(),
+                        store.rowCacheSize());
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(MEMTABLE_FLUSH_SIZE + "/" + MEMTABLE_MEMORY_LIMIT + "/"
                         + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + ": " + e.getMessage(), e);

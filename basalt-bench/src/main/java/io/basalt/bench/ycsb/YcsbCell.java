@@ -3,6 +3,7 @@ package io.basalt.bench.ycsb;
 import io.basalt.bench.load.ServerProcess;
 import io.basalt.cluster.FreePorts;
 import io.basalt.ycsb.BasaltDB;
+import io.basalt.client.StoreOptions;
 import io.basalt.ycsb.BindingOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +39,8 @@ import site.ycsb.workloads.CoreWorkload;
  * <p>Implementations: {@code basalt} (embedded, {@code ASYNC}: the log is forced every second),
  * {@code rocksdb} ({@link RocksYcsbDB}: WAL on, never forced) and {@code server} (a Basalt server
  * process on loopback with the embedded store's options, reached through the same binding). The
- * memory budget is the same for all: a 256 MiB block cache, 64 MiB memtables, two of them at
+ * memory budget is the same for all: a 256 MiB block cache (Basalt's row cache taken out of it),
+ * 64 MiB memtables, two of them at
  * most (RocksDB's {@code write_buffer_size} and {@code max_write_buffer_number} defaults).
  */
 @Command(name = "ycsb-cell", mixinStandardHelpOptions = true)
@@ -47,6 +49,12 @@ public final class YcsbCell implements Callable<Integer> {
     /** The phases in the order they run; the first loads. */
     public static final List<String> PHASES = List.of("load", "A", "B", "C", "F", "D", "E");
     static final long MEMTABLE_BYTES = 64L << 20;
+    /**
+     * Basalt's read caches share RocksDB's block cache budget: the row cache (the store's default
+     * size, or {@code -Dbasalt.bench.rowCache=BYTES}) comes out of the block cache.
+     */
+    static final long ROW_CACHE_BYTES = Long.getLong("basalt.bench.rowCache", StoreOptions.DEFAULT_ROW_CACHE_SIZE);
+    static final long BLOCK_CACHE_BYTES = RocksYcsbDB.CACHE_BYTES - ROW_CACHE_BYTES;
 
     @Option(names = "--impl", required = true)
     String impl;
@@ -103,7 +111,8 @@ public final class YcsbCell implements Callable<Integer> {
                 data = dir.resolve("store");
                 binding.setProperty(BindingOptions.URI, data.toString());
                 binding.setProperty(BindingOptions.DURABILITY, "ASYNC");
-                binding.setProperty(BindingOptions.BLOCK_CACHE_SIZE, String.valueOf(RocksYcsbDB.CACHE_BYTES));
+                binding.setProperty(BindingOptions.BLOCK_CACHE_SIZE, String.valueOf(BLOCK_CACHE_BYTES));
+                binding.setProperty(BindingOptions.ROW_CACHE_SIZE, String.valueOf(ROW_CACHE_BYTES));
                 binding.setProperty(BindingOptions.MEMTABLE_FLUSH_SIZE, String.valueOf(MEMTABLE_BYTES));
                 binding.setProperty(BindingOptions.MEMTABLE_MEMORY_LIMIT, String.valueOf(2 * MEMTABLE_BYTES));
             }
@@ -188,7 +197,8 @@ public final class YcsbCell implements Callable<Integer> {
         // Extra server keys for experiments, e.g. -Dbasalt.bench.serverConfig=ioThreads=1,writeMode=FLUSH_EACH
         String extraConfig = String.join("\n", System.getProperty("basalt.bench.serverConfig", "").split(","));
         Files.writeString(config, String.join("\n", "durability=ASYNC",
-                "blockCacheSize=" + RocksYcsbDB.CACHE_BYTES, "memtableFlushSize=" + MEMTABLE_BYTES,
+                "blockCacheSize=" + BLOCK_CACHE_BYTES, "rowCacheSize=" + ROW_CACHE_BYTES,
+                "memtableFlushSize=" + MEMTABLE_BYTES,
                 "memtableMemoryLimit=" + 2 * MEMTABLE_BYTES, extraConfig, ""));
         Path log = dir.resolve("server.log");
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),

@@ -1,0 +1,235 @@
+package io.basalt.engine;
+
+import io.basalt.cell.Cell;
+import io.basalt.cell.CellLayout;
+import io.basalt.cell.EncodedCell;
+import io.basalt.client.Result;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Whole rows as recent gets returned them, so that a hot row is answered without positioning and
+ * merging every source that holds a version of it (the memtables and each file flushed since the
+ * row was last compacted: after updates, most of a get's time).
+ *
+ * <p><b>What is cached.</b> The answer of a get without a filter, over all time, of the newest
+ * version, of whole families none of which expires (time to live makes an answer depend on the
+ * clock), keyed by the region object, the row and the set of families read. The cells are copied
+ * into one array behind a read-only segment, so that no caller can change what another reads.
+ *
+ * <p><b>Why an answer stays right.</b> Every write to a row raises its stripe's mark, {@link
+ * #written}, to the write's sequence number <em>before</em> the write can become visible (before
+ * its cells enter the memtable, so before MVCC completes it). An entry remembers the read point
+ * {@code Re} it was read at. A reader at read point {@code R} may take it when its stripe's mark is
+ * at most {@code min(Re, R)}:
+ * <ul>
+ *   <li>{@code Re <= R}: a write of the row with a sequence in {@code (Re, R]} is visible at
+ *       {@code R}, so it raised the mark above {@code Re} before the reader read {@code R} (the
+ *       read point only passes a sequence after its write completed); none did, so the row at
+ *       {@code R} is the row at {@code Re}.</li>
+ *   <li>{@code Re > R}: the entry may hold a write in {@code (R, Re]} that the reader must not
+ *       see; such a write raised the mark above {@code R} before the entry was read. None did.</li>
+ * </ul>
+ * Nothing else changes what a get of this shape returns: compaction and flushes keep every
+ * answer (see {@link Visibility}), expiry is excluded, and an alter, split, merge or truncate
+ * makes new region objects, which start with no entries. Marks are per stripe, not per row: two
+ * rows sharing a stripe only cost each other a miss.
+ *
+ * <p><b>Size.</b> Entries are charged their bytes plus an estimate of their objects; the cache
+ * is split into shards by row, each an LRU list under its own lock, as {@link BlockCache} is.
+ */
+final class RowCache {
+
+    /** Stripes of write marks: 512 KiB, so that even at 100,000 writes a second a stripe sees few. */
+    static final int STRIPES = 1 << 16;
+    static final int SHARDS = 16;
+    /** Bytes charged per entry beyond its cells: key, entry, list, map node. */
+    static final int ENTRY_OVERHEAD = 160;
+    /** Bytes charged per cell beyond its encoding: the cell view. */
+    static final int CELL_OVERHEAD = 56;
+
+    private record Key(Region region, byte[] row, int families, int hash) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.region == region && k.families == families && Arrays.equals(k.row, row);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    private record Entry(long readPoint, List<Cell> cells, long charge) {}
+
+    private static final class Shard {
+        final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(256, 0.75f, true);
+        long bytes;
+    }
+
+    private final long capacity;
+    private final long shardCapacity;
+    private final Shard[] shards = new Shard[SHARDS];
+    private final AtomicLongArray marks = new AtomicLongArray(STRIPES);
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
+
+    /** A cache of about {@code capacity} bytes; must be positive (a store with none makes no cache). */
+    RowCache(long capacity) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("row cache capacity " + capacity + " must be positive");
+        }
+        this.capacity = capacity;
+        this.shardCapacity = Math.max(1, capacity / SHARDS);
+        for (int i = 0; i < SHARDS; i++) {
+            shards[i] = new Shard();
+        }
+    }
+
+    private static int stripe(Region region, long rowHash) {
+        long h = (rowHash ^ (region.id() * 0x9E3779B97F4A7C15L)) * 0xBF58476D1CE4E5B9L;
+        return (int) (h >>> 48) & (STRIPES - 1);
+    }
+
+    private static int hash(Region region, long rowHash, int families) {
+        long h = rowHash * 31 + System.identityHashCode(region) * 17L + families;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    /**
+     * Records a write of the row (hashed {@code rowHash} by {@link MemTable#rowHash}) at
+     * {@code sequence}; call it before the write's cells enter the memtable.
+     */
+    void written(Region region, long rowHash, long sequence) {
+        int i = stripe(region, rowHash);
+        long mark = marks.get(i);
+        while (mark < sequence) {
+            long seen = marks.compareAndExchange(i, mark, sequence);
+            if (seen == mark) {
+                return;
+            }
+            mark = seen;
+        }
+    }
+
+    /**
+     * The cached answer for a get of {@code families} (a bit per family index) of {@code row} at
+     * {@code readPoint}, or {@code null}. The result's cells are shared and read-only; its row is
+     * the caller's own copy.
+     */
+    Result lookup(Region region, byte[] row, long rowHash, int families, long readPoint) {
+        Key key = new Key(region, row, families, hash(region, rowHash, families));
+        Shard shard = shards[(key.hash & 0x7fffffff) % SHARDS];
+        Entry entry;
+        synchronized (shard) {
+            entry = shard.entries.get(key);
+        }
+        if (entry == null || marks.get(stripe(region, rowHash)) > Math.min(entry.readPoint, readPoint)) {
+            misses.increment();
+            return null;
+        }
+        hits.increment();
+        return entry.cells.isEmpty() ? Result.empty() : Result.of(row.clone(), entry.cells, false);
+    }
+
+    /**
+     * Keeps {@code cells}, the answer a get of {@code families} of {@code row} read at
+     * {@code readPoint} (copied: the caller keeps its list). Skipped when a write of the row's
+     * stripe came after the read point, since no reader could take it, or when it would take more
+     * than a quarter of its shard (one wide row must not empty the cache of every other).
+     */
+    void store(Region region, byte[] row, long rowHash, int families, long readPoint, List<Cell> cells) {
+        if (marks.get(stripe(region, rowHash)) > readPoint) {
+            return;
+        }
+        long bytes = 0;
+        for (Cell cell : cells) {
+            bytes += CellLayout.encodedLength(cell);
+        }
+        long charge = bytes + (long) CELL_OVERHEAD * cells.size() + ENTRY_OVERHEAD + 2L * row.length;
+        if (charge > shardCapacity / 4 || bytes > Integer.MAX_VALUE) {
+            return;
+        }
+        List<Cell> copies;
+        if (cells.isEmpty()) {
+            copies = List.of();
+        } else {
+            byte[] array = new byte[(int) bytes];
+            MemorySegment writable = MemorySegment.ofArray(array);
+            long at = 0;
+            for (Cell cell : cells) {
+                at += CellLayout.write(cell, writable, at);
+            }
+            MemorySegment readOnly = writable.asReadOnly();
+            List<Cell> decoded = new ArrayList<>(cells.size());
+            at = 0;
+            while (at < bytes) {
+                EncodedCell cell = EncodedCell.decode(readOnly, at, bytes);
+                decoded.add(cell);
+                at += cell.encodedLength();
+            }
+            copies = List.copyOf(decoded);
+        }
+        Key key = new Key(region, row.clone(), families, hash(region, rowHash, families));
+        Entry entry = new Entry(readPoint, copies, charge);
+        Shard shard = shards[(key.hash & 0x7fffffff) % SHARDS];
+        synchronized (shard) {
+            Entry previous = shard.entries.put(key, entry);
+            if (previous != null) {
+                shard.bytes -= previous.charge;
+            }
+            shard.bytes += charge;
+            Iterator<Map.Entry<Key, Entry>> eldest = shard.entries.entrySet().iterator();
+            while (shard.bytes > shardCapacity && eldest.hasNext()) {
+                Map.Entry<Key, Entry> e = eldest.next();
+                shard.bytes -= e.getValue().charge;
+                eldest.remove();
+                evictions.increment();
+            }
+        }
+    }
+
+    /** Drops every entry (the store closing). */
+    void clear() {
+        for (Shard shard : shards) {
+            synchronized (shard) {
+                shard.entries.clear();
+                shard.bytes = 0;
+            }
+        }
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    long bytes() {
+        long bytes = 0;
+        for (Shard shard : shards) {
+            synchronized (shard) {
+                bytes += shard.bytes;
+            }
+        }
+        return bytes;
+    }
+
+    long hits() {
+        return hits.sum();
+    }
+
+    long misses() {
+        return misses.sum();
+    }
+
+    long evictions() {
+        return evictions.sum();
+    }
+}
