@@ -790,6 +790,12 @@ final class Region {
         byte[] row = get.row();
         List<SSTableReader> retained = new ArrayList<>();
         List<InternalIterator> sources = new ArrayList<>();
+        // The row cache's tag is a read point taken before the sources are: a write that completed
+        // before it had its cells and its row in the memtable's row filter by then, so the answer
+        // holds it. The read point the read uses comes later, and may cover a write whose cells
+        // went in after the row filter was asked (a get may miss it: it started first), so it
+        // cannot be the tag. A write after the tag raised the row's mark, which keeps the answer out.
+        long cacheTag = cacheFamilies >= 0 ? store.mvcc().readPoint() : -1;
         View captured;
         while (true) {
             captured = view;
@@ -840,7 +846,11 @@ final class Region {
                 filter.finishRow(cells);
             }
             if (cacheFamilies >= 0) {
-                store.rowCache().store(this, row, MemTable.rowHash(row), cacheFamilies, readPoint, cells);
+                RowCache cache = store.rowCache();
+                long rowHash = MemTable.rowHash(row);
+                if (cache.admit(this, rowHash)) {
+                    cache.store(this, row, rowHash, cacheFamilies, cacheTag, cells);
+                }
             }
             return cells.isEmpty() ? Result.empty() : Result.of(cells);
         } finally {

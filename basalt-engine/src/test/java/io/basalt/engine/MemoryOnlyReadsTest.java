@@ -127,9 +127,11 @@ class MemoryOnlyReadsTest {
             await(t.put(Put.of("r").addColumn("f", "a", "1")));
             await(c.admin().flush("t"));
             assertThat(attempt(t, Get.of("r"), 16)).as("the row is in a file, and no block is cached").isNull();
-            assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            for (int i = 0; i < 2; i++) { // a row is kept on its second miss
+                assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            }
             Result r = attempt(t, Get.of("r"), 0);
-            assertThat(r).as("the get above left the row in the row cache").isNotNull();
+            assertThat(r).as("the gets above left the row in the row cache").isNotNull();
             assertThat(r.value("f", "a")).isEqualTo("1".getBytes());
         }
     }
