@@ -133,6 +133,7 @@ class ServerConfigTest {
                 memtableFlushSize = 1048576
                 walSegmentSize = 2097152
                 blockCacheSize = 0
+                rowCacheSize = 65536
                 maxWalSize = 8388608
                 memtableMemoryLimit = 4194304
                 backgroundRetries = 2
@@ -146,6 +147,7 @@ class ServerConfigTest {
         assertThat(c.store().memtableFlushSize()).isEqualTo(1 << 20);
         assertThat(c.store().walSegmentSize()).isEqualTo(2 << 20);
         assertThat(c.store().blockCacheSize()).isZero();
+        assertThat(c.store().rowCacheSize()).isEqualTo(65536);
         assertThat(c.store().maxWalSize()).isEqualTo(8 << 20);
         assertThat(c.store().memtableMemoryLimit()).isEqualTo(4 << 20);
         assertThat(c.store().backgroundRetries()).isEqualTo(2);
