@@ -54,8 +54,6 @@ final class RowCache {
     static final int ENTRY_OVERHEAD = 160;
     /** Bytes charged per cell beyond its encoding: the cell view. */
     static final int CELL_OVERHEAD = 56;
-    /** Bits of the doorkeeper (128 KiB), cleared after an eighth of them were set. */
-    static final int DOORKEEPER_BITS = 1 << 20;
 
     private record Key(Region region, byte[] row, int families, int hash) {
         @Override
@@ -80,13 +78,8 @@ final class RowCache {
     private final long shardCapacity;
     private final Shard[] shards = new Shard[SHARDS];
     private final AtomicLongArray marks = new AtomicLongArray(STRIPES);
-    /**
-     * The doorkeeper: a bit per row hash for rows missed once since it was last cleared. An answer
-     * is kept on its row's second miss, so that rows read once (most of a scrambled Zipfian key
-     * space) do not push out the rows read often, and misses of such rows copy nothing.
-     */
-    private final AtomicLongArray doorkeeper = new AtomicLongArray(DOORKEEPER_BITS / 64);
-    private final java.util.concurrent.atomic.AtomicInteger doorkeeperSet = new java.util.concurrent.atomic.AtomicInteger();
+    /** Rows missed once lately: an answer is kept on its row's second miss. */
+    private final Doorkeeper doorkeeper = new Doorkeeper();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder evictions = new LongAdder();
@@ -150,26 +143,12 @@ final class RowCache {
     }
 
     /**
-     * Whether a missed answer of the row should be kept: true when the row was missed before
-     * since the doorkeeper was last cleared; otherwise remembers this miss.
+     * Whether a missed answer of the row should be kept: true when the row was missed lately
+     * ({@link Doorkeeper}), so that rows read once do not push out rows read often and cost no
+     * copy; otherwise remembers this miss.
      */
     boolean admit(Region region, long rowHash) {
-        long h = (rowHash + region.id()) * 0x9E3779B97F4A7C15L;
-        int bit = (int) (h >>> 44); // 20 bits
-        int word = bit >>> 6;
-        long mask = 1L << (bit & 63);
-        long bits = doorkeeper.get(word);
-        if ((bits & mask) != 0) {
-            return true;
-        }
-        doorkeeper.getAndAccumulate(word, mask, (a, b) -> a | b);
-        if (doorkeeperSet.incrementAndGet() >= DOORKEEPER_BITS / 8) {
-            doorkeeperSet.set(0);
-            for (int i = 0; i < doorkeeper.length(); i++) {
-                doorkeeper.set(i, 0);
-            }
-        }
-        return false;
+        return doorkeeper.admit(rowHash + region.id());
     }
 
     /**
@@ -241,7 +220,7 @@ final class RowCache {
 
     /** Rows the doorkeeper remembers now (for tests). */
     int remembered() {
-        return doorkeeperSet.get();
+        return doorkeeper.remembered();
     }
 
     long capacity() {

@@ -333,7 +333,7 @@ class RowCacheTest {
             do { // fills it until it is cleared
                 cache.admit(region, MemTable.rowHash(Bytes.utf8("row" + i++)));
             } while (cache.remembered() > 0);
-            assertThat(i).isGreaterThanOrEqualTo(RowCache.DOORKEEPER_BITS / 8);
+            assertThat(i).isGreaterThanOrEqualTo(Doorkeeper.BITS / 8);
             assertThat(cache.admit(region, a)).as("forgotten when the doorkeeper was cleared").isFalse();
         }
     }
