@@ -179,6 +179,28 @@ class RowCacheTest {
         }
     }
 
+    /** A replica's writes come from its replicated log, not from clients: they raise the marks too. */
+    @Test
+    void aReplicasLoggedWritesAreSeenByTheNextGet() throws Exception {
+        store = Store.openReplica(dir, StoreOptions.defaults(), clock::get, new StripedRegionLocks(), LocalDisk.INSTANCE);
+        try (Connection c = new EmbeddedConnection(store)) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            store.applyLogged("t", 1, 100, Put.of("r").addColumn("f", "a", "1"));
+            long hits = store.rowCache().hits();
+            for (int i = 0; i < 3; i++) {
+                assertThat(value(await(c.table("t").get(Get.of("r"))), "f", "a")).isEqualTo("1");
+            }
+            assertThat(store.rowCache().hits()).as("the cache answered").isGreaterThan(hits);
+            store.applyLogged("t", 2, 101, Put.of("r").addColumn("f", "a", "2"));
+            assertThat(value(await(c.table("t").get(Get.of("r"))), "f", "a")).isEqualTo("2");
+            store.applyLogged("t", 3, 102, Increment.of("r").addColumn(F, Bytes.utf8("n"), 4));
+            Result r = await(c.table("t").get(Get.of("r")));
+            assertThat(Increment.decode(r.latest(F, Bytes.utf8("n")).value())).isEqualTo(4);
+            store.applyLogged("t", 4, 103, new Delete(Bytes.utf8("r")));
+            assertThat(await(c.table("t").get(Get.of("r"))).isEmpty()).isTrue();
+        }
+    }
+
     @Test
     void getsOfOtherShapesAreNeitherKeptNorAnswered() throws Exception {
         try (Connection c = open()) {
