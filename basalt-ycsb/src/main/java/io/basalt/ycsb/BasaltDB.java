@@ -265,6 +265,16 @@ public final class BasaltDB extends DB {
         return Status.ERROR;
     }
 
+    /**
+     * The metrics of the embedded store the binding's threads share for {@code uri}, while one is
+     * open; empty for a server or when none is open. For benchmarks that report what the store's
+     * caches did.
+     */
+    public static java.util.Optional<io.basalt.engine.StoreMetrics> embeddedMetrics(String uri) {
+        return SharedConnections.open(uri).filter(io.basalt.engine.StoreMetrics::available)
+                .map(io.basalt.engine.StoreMetrics::of);
+    }
+
     private static String message(Throwable e) {
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }

@@ -43,6 +43,12 @@ final class SharedConnections {
         return new Lease(shared);
     }
 
+    /** The shared connection open for {@code uri}, if any. */
+    static synchronized Optional<Connection> open(String uri) {
+        Shared shared = OPEN.get(uri);
+        return shared == null ? Optional.empty() : Optional.of(shared.connection);
+    }
+
     /** How many URIs have an open shared connection (for tests). */
     static synchronized int openCount() {
         return OPEN.size();

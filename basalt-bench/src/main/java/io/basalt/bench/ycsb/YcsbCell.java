@@ -152,7 +152,9 @@ public final class YcsbCell implements Callable<Integer> {
                     if (!phase.equals("load") && !phases.contains(phase)) {
                         continue;
                     }
+                    var cachesBefore = BasaltDB.embeddedMetrics(binding.getProperty(BindingOptions.URI, ""));
                     Phase result = run(phase, binding, data);
+                    var cachesAfter = BasaltDB.embeddedMetrics(binding.getProperty(BindingOptions.URI, ""));
                     logicalWritten += result.bytesWritten;
                     if (phase.equals("D") || phase.equals("E")) {
                         // D and E insert from the same key (recordcount) on: E overwrites D's.
@@ -162,6 +164,9 @@ public final class YcsbCell implements Callable<Integer> {
                     System.out.printf(Locale.ROOT, "ycsb: %-7s %2d threads  %-4s %,12.0f ops/s%s%n", impl, threads,
                             phase, result.opsPerSecond(), result.failures == 0 ? ""
                                     : "  (" + result.failures + " failed, first " + result.firstFailure + ")");
+                    if (cachesBefore.isPresent() && cachesAfter.isPresent()) {
+                        printCaches(cachesBefore.get(), cachesAfter.get());
+                    }
                 }
                 Disk disk = Disk.of(data);
                 long writeAfter = Io.written(ioPid);
@@ -282,6 +287,17 @@ public final class YcsbCell implements Callable<Integer> {
             }
             return lines;
         }
+    }
+
+    /** What the embedded store's caches answered over a phase (its warm-up included). */
+    private static void printCaches(io.basalt.engine.StoreMetrics before, io.basalt.engine.StoreMetrics after) {
+        long rowHits = after.rowCacheHits() - before.rowCacheHits();
+        long rowLookups = rowHits + after.rowCacheMisses() - before.rowCacheMisses();
+        long blockHits = after.blockCacheHits() - before.blockCacheHits();
+        long blockLookups = blockHits + after.blockCacheMisses() - before.blockCacheMisses();
+        System.out.printf(Locale.ROOT, "ycsb:   caches over the phase: rows %.1f%% of %,d lookups, blocks %.1f%% of %,d%n",
+                rowLookups == 0 ? 0.0 : 100.0 * rowHits / rowLookups, rowLookups,
+                blockLookups == 0 ? 0.0 : 100.0 * blockHits / blockLookups, blockLookups);
     }
 
     /** Runs one phase with {@link #threads} client threads, each with its own DB instance. */
