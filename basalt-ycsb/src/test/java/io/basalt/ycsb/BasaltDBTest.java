@@ -84,6 +84,21 @@ class BasaltDBTest {
     }
 
     @Test
+    void theSharedEmbeddedStoresMetricsShowItsCaches() throws DBException {
+        String uri = dir.resolve("store").toString();
+        assertThat(BasaltDB.embeddedMetrics(uri)).as("nothing open yet").isEmpty();
+        BasaltDB db = db();
+        assertThat(db.insert("usertable", "user1", fields("field0", "a"))).isEqualTo(Status.OK);
+        for (int i = 0; i < 3; i++) { // remembered, kept, then answered by the row cache
+            assertThat(db.read("usertable", "user1", null, new HashMap<>())).isEqualTo(Status.OK);
+        }
+        io.basalt.engine.StoreMetrics m = BasaltDB.embeddedMetrics(uri).orElseThrow();
+        assertThat(m.rowCacheHits()).isEqualTo(1);
+        assertThat(m.rowCacheMisses()).isEqualTo(2);
+        assertThat(BasaltDB.embeddedMetrics(dir.resolve("other").toString())).isEmpty();
+    }
+
+    @Test
     void aMissingRecordIsNotFound() throws DBException {
         BasaltDB db = db();
         Map<String, ByteIterator> none = new HashMap<>();
