@@ -159,8 +159,7 @@ final class Region {
     /** Replays a logged write into the active memtable (store opening only). */
     void replay(List<Cell> cells, long sequence) {
         MemTable active = view.active();
-        for (Cell cell : cells) {
-            noteWrite(cell.rowBytes(), sequence);
+        for (Cell cell : cells) { // no mark for the row cache: the store opens before any reader
             active.add(cell, sequence);
         }
     }
@@ -637,7 +636,7 @@ final class Region {
 
     /** The newest visible cell of a column, seeing every write already applied (row lock held). */
     private Cell latest(byte[] row, byte[] family, byte[] qualifier) {
-        return read(new Get(row).addColumn(family, qualifier), Long.MAX_VALUE, 0, -1).latest(family, qualifier);
+        return read(new Get(row).addColumn(family, qualifier), Long.MAX_VALUE, 0).latest(family, qualifier);
     }
 
     /**
@@ -661,7 +660,7 @@ final class Region {
         if (maxVersions == Integer.MAX_VALUE) {
             return null;
         }
-        List<Cell> versions = read(new Get(row).addColumn(family, qualifier).readAllVersions(), Long.MAX_VALUE, 1, -1)
+        List<Cell> versions = read(new Get(row).addColumn(family, qualifier).readAllVersions(), Long.MAX_VALUE, 1)
                 .columnCells(family, qualifier);
         if (versions.size() <= maxVersions) {
             return null;
@@ -687,10 +686,10 @@ final class Region {
         }
         if (check.filter() != null) {
             Get get = new Get(check.row()).setTimeRange(check.timeRange()).setFilter(check.filter());
-            return !read(get, Long.MAX_VALUE, 0, -1).isEmpty();
+            return !read(get, Long.MAX_VALUE, 0).isEmpty();
         }
         Get get = new Get(check.row()).addColumn(check.family(), check.qualifier()).setTimeRange(check.timeRange());
-        Cell current = read(get, Long.MAX_VALUE, 0, -1).latest(check.family(), check.qualifier());
+        Cell current = read(get, Long.MAX_VALUE, 0).latest(check.family(), check.qualifier());
         if (check.operator() == null) {
             return current == null;
         }
@@ -728,16 +727,17 @@ final class Region {
         checkReadable();
         RowCache cache = store.rowCache();
         int families = cache == null ? -1 : cachedFamilies(get);
+        long rowHash = MemTable.rowHash(get.row()); // once: the cache, the filters and the cache again
         if (families >= 0) {
             long readPoint = store.mvcc().readPoint();
-            Result hit = cache.lookup(this, get.row(), MemTable.rowHash(get.row()), families, readPoint);
+            Result hit = cache.lookup(this, get.row(), rowHash, families, readPoint);
             if (hit != null) {
                 checkCurrent(); // after the read point: a write to a successor would come after it
                 readRequests.increment();
                 return hit;
             }
         }
-        Result r = read(get, -1, 0, families); // which fails with RegionMovedException once the region was replaced
+        Result r = read(get, -1, 0, families, rowHash); // which fails with RegionMovedException once the region was replaced
         readRequests.increment();
         return r;
     }
@@ -777,10 +777,18 @@ final class Region {
      * Reads one row ({@link #get}); {@code fixedReadPoint} -1 reads at the current MVCC read point,
      * anything else at that point (the write path reads at {@link Long#MAX_VALUE}: everything
      * applied). {@code extraVersions} widens every family's version limit, so that the write path
-     * can see the versions just beyond it. {@code cacheFamilies}, when not -1, keeps the answer in
-     * the row cache under those families ({@link #cachedFamilies}).
+     * can see the versions just beyond it.
      */
-    private Result read(Get get, long fixedReadPoint, int extraVersions, int cacheFamilies) {
+    private Result read(Get get, long fixedReadPoint, int extraVersions) {
+        return read(get, fixedReadPoint, extraVersions, -1, MemTable.rowHash(get.row()));
+    }
+
+    /**
+     * {@link #read(Get, long, int)} of a row hashed {@code rowHash} ({@link MemTable#rowHash});
+     * {@code cacheFamilies}, when not -1, offers the answer to the row cache under those families
+     * ({@link #cachedFamilies}).
+     */
+    private Result read(Get get, long fixedReadPoint, int extraVersions, int cacheFamilies, long rowHash) {
         NavigableMap<byte[], NavigableSet<byte[]>> columns = get.columns();
         for (byte[] family : columns.keySet()) {
             if (familyIndex(MemorySegment.ofArray(family)) < 0) {
@@ -799,7 +807,7 @@ final class Region {
         View captured;
         while (true) {
             captured = view;
-            if (collectSources(captured, row, columns, retained, sources)) {
+            if (collectSources(captured, rowHash, columns, retained, sources)) {
                 break;
             }
         }
@@ -847,7 +855,6 @@ final class Region {
             }
             if (cacheFamilies >= 0) {
                 RowCache cache = store.rowCache();
-                long rowHash = MemTable.rowHash(row);
                 if (cache.admit(this, rowHash)) {
                     cache.store(this, row, rowHash, cacheFamilies, cacheTag, cells);
                 }
@@ -864,13 +871,12 @@ final class Region {
     }
 
     /**
-     * The sources of {@code row} in {@code v}: its memtables, and each file of a selected family
+     * The sources in {@code v} of the row hashed {@code rowHash}: its memtables, and each file of a selected family
      * whose bloom filter does not rule the row out, with a reference taken on it. False (taking
      * nothing) when a file was closed because a newer view replaced {@code v}.
      */
-    private boolean collectSources(View v, byte[] row, NavigableMap<byte[], NavigableSet<byte[]>> columns,
+    private boolean collectSources(View v, long rowHash, NavigableMap<byte[], NavigableSet<byte[]>> columns,
                                    List<SSTableReader> retained, List<InternalIterator> sources) {
-        long rowHash = MemTable.rowHash(row);
         if (v.active().mightContainRow(rowHash)) {
             sources.add(v.active().newIterator());
         }

@@ -26,9 +26,11 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Why an answer stays right.</b> Every write to a row raises its stripe's mark, {@link
  * #written}, to the write's sequence number <em>before</em> the write can become visible (before
- * its cells enter the memtable, so before MVCC completes it). An entry remembers the read point
- * {@code Re} it was read at. A reader at read point {@code R} may take it when its stripe's mark is
- * at most {@code min(Re, R)}:
+ * its cells enter the memtable, so before MVCC completes it). An entry is tagged with a read
+ * point {@code Re} taken before its get collected its sources, so that every write up to
+ * {@code Re} is in the answer (a write completed by then had its row in the memtable's row filter
+ * already); the get's own, later read point may cover a write it missed. A reader at read point
+ * {@code R} may take the entry when its stripe's mark is at most {@code min(Re, R)}:
  * <ul>
  *   <li>{@code Re <= R}: a write of the row with a sequence in {@code (Re, R]} is visible at
  *       {@code R}, so it raised the mark above {@code Re} before the reader read {@code R} (the
@@ -74,7 +76,6 @@ final class RowCache {
         long bytes;
     }
 
-    private final long capacity;
     private final long shardCapacity;
     private final Shard[] shards = new Shard[SHARDS];
     private final AtomicLongArray marks = new AtomicLongArray(STRIPES);
@@ -89,7 +90,6 @@ final class RowCache {
         if (capacity <= 0) {
             throw new IllegalArgumentException("row cache capacity " + capacity + " must be positive");
         }
-        this.capacity = capacity;
         this.shardCapacity = Math.max(1, capacity / SHARDS);
         for (int i = 0; i < SHARDS; i++) {
             shards[i] = new Shard();
@@ -152,9 +152,9 @@ final class RowCache {
     }
 
     /**
-     * Keeps {@code cells}, the answer a get of {@code families} of {@code row} read at
-     * {@code readPoint} (copied: the caller keeps its list). Skipped when a write of the row's
-     * stripe came after the read point, since no reader could take it, or when it would take more
+     * Keeps {@code cells}, the answer a get of {@code families} of {@code row} holds every write
+     * up to {@code readPoint} of (copied: the caller keeps its list). Skipped when a write of the
+     * row's stripe came after that point, since no reader could take it, or when it would take more
      * than a quarter of its shard (one wide row must not empty the cache of every other).
      */
     void store(Region region, byte[] row, long rowHash, int families, long readPoint, List<Cell> cells) {
@@ -221,10 +221,6 @@ final class RowCache {
     /** Rows the doorkeeper remembers now (for tests). */
     int remembered() {
         return doorkeeper.remembered();
-    }
-
-    long capacity() {
-        return capacity;
     }
 
     long bytes() {

@@ -2,8 +2,8 @@ package io.basalt.bench.ycsb;
 
 import io.basalt.bench.load.ServerProcess;
 import io.basalt.cluster.FreePorts;
-import io.basalt.ycsb.BasaltDB;
 import io.basalt.client.StoreOptions;
+import io.basalt.ycsb.BasaltDB;
 import io.basalt.ycsb.BindingOptions;
 import java.io.IOException;
 import java.io.InputStream;
