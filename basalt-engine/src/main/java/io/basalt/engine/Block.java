@@ -93,4 +93,40 @@ interface Block {
             // Heap memory: the collector takes it when the reader drops it.
         }
     }
+
+    /**
+     * Content in memory the reader owns and reuses (a compaction input's own read buffer): valid
+     * until the reader reads its next block, which is after it has released this one.
+     */
+    record Borrowed(MemorySegment content) implements Block {
+        @Override
+        public int size() {
+            return (int) content.byteSize();
+        }
+
+        @Override
+        public byte getByte(int index) {
+            return content.get(java.lang.foreign.ValueLayout.JAVA_BYTE, index);
+        }
+
+        @Override
+        public int getInt(int index) {
+            return content.get(RecordLogLayout.U32, index);
+        }
+
+        @Override
+        public long getLong(int index) {
+            return content.get(RecordLogLayout.U64, index);
+        }
+
+        @Override
+        public void copyTo(int index, byte[] dst, int dstOffset, int length) {
+            MemorySegment.copy(content, java.lang.foreign.ValueLayout.JAVA_BYTE, index, dst, dstOffset, length);
+        }
+
+        @Override
+        public void release() {
+            // The reader's own buffer: nothing to give back.
+        }
+    }
 }

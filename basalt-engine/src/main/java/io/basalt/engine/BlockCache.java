@@ -108,6 +108,23 @@ final class BlockCache implements AutoCloseable {
         return (long) Math.max(1, (size + CHUNK_SIZE - 1) / CHUNK_SIZE) * CHUNK_SIZE;
     }
 
+    /**
+     * The block pinned for the caller when the cache holds it, else null; counts neither a hit
+     * nor a miss (the cache's hit rate is the gets' and scans'). Compactions read their inputs
+     * this way: the blocks of a file being compacted leave the cache when the file closes.
+     */
+    Block getIfCached(SSTableReader file, int block) {
+        if (pool == null) {
+            return null;
+        }
+        Key key = new Key(file, block);
+        Shard shard = shardOf(key);
+        synchronized (shard) {
+            Buffer cached = shard.blocks.get(key);
+            return cached == null ? null : new Block.Pooled(cached.retain());
+        }
+    }
+
     /** The block, pinned for the caller; from the cache or read from the file. */
     Block get(SSTableReader file, int block) {
         Key key = new Key(file, block);

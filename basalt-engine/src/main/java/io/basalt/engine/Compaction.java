@@ -144,7 +144,7 @@ final class Compaction {
         boolean committed = false;
         boolean keepOutput = false;
         List<InternalIterator> sources = new ArrayList<>();
-        inputs.forEach(f -> sources.add(f.newIterator()));
+        inputs.forEach(f -> sources.add(f.newCompactionIterator()));
         try (SSTableWriter writer = new SSTableWriter(path, family, expected, store.disk(), Disk.Purpose.COMPACTION);
              MergingIterator merged = new MergingIterator(sources)) {
             Visibility visibility = new Visibility(readPoint, family, now);

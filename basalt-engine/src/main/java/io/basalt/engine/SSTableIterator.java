@@ -14,6 +14,8 @@ import java.util.Arrays;
 final class SSTableIterator implements InternalIterator {
 
     private final SSTableReader file;
+    /** Where blocks the cache does not hold are read, leaving the cache alone; null to read through the cache. */
+    private final SSTableReader.Scratch uncached;
     private int blockIndex = -1;
     private Block block;
     private int entriesEnd;
@@ -36,12 +38,23 @@ final class SSTableIterator implements InternalIterator {
      * only to {@link #seek} (every get) never reads the file's first block.
      */
     SSTableIterator(SSTableReader file) {
+        this(file, (SSTableReader.Scratch) null);
+    }
+
+    /**
+     * Like {@link #SSTableIterator(SSTableReader)}, but blocks the cache does not hold are read
+     * into {@code uncached} and not cached (see {@link SSTableReader#dataBlockUncached}); null
+     * reads through the cache.
+     */
+    SSTableIterator(SSTableReader file, SSTableReader.Scratch uncached) {
         this.file = file;
+        this.uncached = uncached;
     }
 
     /** An iterator positioned at the first entry of block {@code first}. */
     SSTableIterator(SSTableReader file, int first) {
         this.file = file;
+        this.uncached = null;
         positionAt(first);
     }
 
@@ -65,7 +78,7 @@ final class SSTableIterator implements InternalIterator {
     private void openBlock(int i) {
         releaseBlock();
         blockIndex = i;
-        block = file.dataBlock(i);
+        block = uncached == null ? file.dataBlock(i) : file.dataBlockUncached(i, uncached);
         int size = block.size();
         if (size < SSTableLayout.RESTART_COUNT_SIZE) {
             throw damage("block of " + size + " bytes has no restart array");

@@ -47,6 +47,10 @@ class BlockCacheTest {
         }
     }
 
+    private static byte[] encoding(io.basalt.cell.EncodedCell cell) {
+        return cell.segment().asSlice(cell.offset(), cell.encodedLength()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
     private static byte[] contentOf(Block block) {
         byte[] bytes = new byte[block.size()];
         block.copyTo(0, bytes, 0, bytes.length);
@@ -69,6 +73,68 @@ class BlockCacheTest {
         pinned.release();
         assertThat(cache.poolMetrics().chunksInUse()).as("the last release recycles the block's chunks")
                 .isEqualTo(inUse - BlockCache.charge(expected.length) / BlockCache.CHUNK_SIZE);
+    }
+
+    @Test
+    void aCompactionsReadsLeaveTheCacheAloneAndStillSeeEveryCell() throws Exception {
+        SSTableReader f = sixBlocks();
+        Block pinned = cache.get(f, 3);
+        long misses = cache.misses();
+        long hits = cache.hits();
+        long bytes = cache.bytes();
+        InternalIterator through = f.newIterator();
+        InternalIterator uncached = f.newCompactionIterator();
+        int cells = 0;
+        try {
+            while (uncached.valid()) {
+                assertThat(through.valid()).isTrue();
+                assertThat(encoding(uncached.cell())).isEqualTo(encoding(through.cell()));
+                assertThat(uncached.sequence()).isEqualTo(through.sequence());
+                cells++;
+                uncached.next();
+                through.next();
+            }
+            assertThat(through.valid()).as("both passes end together").isFalse();
+        } finally {
+            through.close();
+            uncached.close();
+        }
+        assertThat(cells).isEqualTo(6000);
+        // Now only the uncached pass, over a cache the first pass filled as far as it could.
+        misses = cache.misses();
+        hits = cache.hits();
+        bytes = cache.bytes();
+        long evictions = cache.evictions();
+        InternalIterator again = f.newCompactionIterator();
+        try {
+            int n = 0;
+            while (again.valid()) {
+                n++;
+                again.next();
+            }
+            assertThat(n).isEqualTo(6000);
+        } finally {
+            again.close();
+        }
+        assertThat(cache.misses()).as("a compaction's reads are not the cache's misses").isEqualTo(misses);
+        assertThat(cache.hits()).as("nor its hits").isEqualTo(hits);
+        assertThat(cache.evictions()).as("and evict nothing").isEqualTo(evictions);
+        assertThat(cache.bytes()).isEqualTo(bytes);
+        pinned.release();
+        // A block the cache holds is taken from it; one it does not is read into the scratch.
+        Block cached = cache.get(f, 1);
+        cached.release();
+        Block fromCache = f.dataBlockUncached(1, new SSTableReader.Scratch());
+        Block fromFile = f.dataBlockUncached(5, new SSTableReader.Scratch());
+        try {
+            assertThat(fromCache).isInstanceOf(Block.Pooled.class);
+            assertThat(fromFile).isInstanceOf(Block.Borrowed.class);
+            assertThat(contentOf(fromCache)).isEqualTo(f.loadDataBlock(1));
+            assertThat(contentOf(fromFile)).isEqualTo(f.loadDataBlock(5));
+        } finally {
+            fromCache.release();
+            fromFile.release();
+        }
     }
 
     @Test
