@@ -11,27 +11,37 @@ import java.lang.invoke.VarHandle;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A table's recent writes in memory, sorted: a concurrent skip list with one node per column
- * (row, family, qualifier), each holding that column's versions, encoded cells tagged with their
- * sequence numbers, as a list in cell order. Writers insert without a table-wide lock (the row
- * lock orders writes to one row); readers iterate concurrently and filter by their MVCC read point.
+ * A table's recent writes in memory, sorted: a concurrent skip list with one node per row, each
+ * holding that row's columns in (family, qualifier) order, and each column its versions, encoded
+ * cells tagged with their sequence numbers, as a list in cell order. Writers insert without a
+ * table-wide lock (a row's own monitor orders the columns added to it); readers iterate
+ * concurrently and filter by their MVCC read point.
  *
  * <p>Two writes of the same cell key (same row, column, timestamp and type) are both kept, newest
  * sequence first; readers take the newest they may see. A second add of the same cell key with the
  * same sequence is ignored.
  *
- * <p><b>Why a node per column.</b> Under YCSB's Zipfian updates the hottest rows take thousands
- * of writes per memtable, one version each. With one skip-list entry per version, a get that had
- * read a column's newest version had to descend the skip list again to get past the others (~20
- * comparisons of cells that share row, family and qualifier): a quarter of a read-only run's time
- * after updates. Here, leaving a column is one step to the next node, and a new version of an
- * existing column is linked in without a skip-list insert.
+ * <p><b>Why a node per column's versions.</b> Under YCSB's Zipfian updates the hottest rows take
+ * thousands of writes per memtable, one version each. With one skip-list entry per version, a get
+ * that had read a column's newest version had to descend the skip list again to get past the
+ * others (~20 comparisons of cells that share row, family and qualifier): a quarter of a
+ * read-only run's time after updates. Here, leaving a column is one step to the next column, and
+ * a new version of an existing column is linked in without a skip-list insert.
+ *
+ * <p><b>Why a node per row, not per column.</b> A YCSB record is one row of ten columns; with a
+ * skip-list node per column its insert made ten descents of ~20 comparisons each, each missing the
+ * CPU cache, and they were half of the load's foreground samples (RocksDB's record is one key, one
+ * insert). Now a new row is one insert with its columns in an array, and a write to an existing
+ * row finds the row once. A row's columns stay an array, replaced whole when a column is added,
+ * up to {@link #WIDE_ROW} columns; past that they move to a skip list of their own, so a row that
+ * gains columns one by one never costs a copy of thousands per column.
  */
 final class MemTable {
 
@@ -57,8 +67,8 @@ final class MemTable {
     }
 
     /**
-     * A column's place in the skip list: its row prefix and row, family and qualifier. {@link
-     * Column}s are the nodes; a {@link Probe} is a key sought.
+     * A row's place in the skip list: its prefix words and a cell of the row (only its row
+     * counts). {@link Row}s are the nodes; a {@link RowProbe} is a row sought.
      *
      * <p>Why the row prefix: an insert into a skip list of a few hundred thousand entries makes
      * ~20 comparisons, and reaching the row through the cell (entry, cell, segment, array, bytes)
@@ -69,13 +79,13 @@ final class MemTable {
      * not eight: YCSB's rows ({@code user} and 19 digits) share their first eight bytes with a
      * hundredth of a million others, so the last ten steps of a descent compared whole cells.
      */
-    abstract static sealed class ColumnKey permits Column, Probe {
+    abstract static sealed class RowKey permits Row, RowProbe {
         /** The row's first eight bytes, big-endian, zero-padded: unsigned order is row order. */
         final long rowPrefix;
         /** The row's next eight bytes, the same way. */
         final long rowPrefix2;
 
-        ColumnKey(Cell cell) {
+        RowKey(Cell cell) {
             this.rowPrefix = rowWord(cell, 0);
             this.rowPrefix2 = rowWord(cell, Long.BYTES);
         }
@@ -83,21 +93,54 @@ final class MemTable {
         abstract Cell cell();
     }
 
-    /** A column with at least one version here. */
-    static final class Column extends ColumnKey {
+    /**
+     * A row with at least one column here. Its columns are a {@code Column[]} in (family,
+     * qualifier) order, or, once the row has more than {@link #WIDE_ROW}, a {@code
+     * ConcurrentSkipListMap<Cell, Column>} in that order. Either is replaced or added to only under
+     * the row's monitor; an array is never changed once published, so a reader that took it walks
+     * a consistent list (a column added after it took the array belongs to a write newer than its
+     * read point, which it would not see anyway).
+     */
+    static final class Row extends RowKey {
         private final EncodedCell cell;
-        /** The newest version in cell order; never null once the column is in the skip list. */
-        private volatile Entry head;
+        private volatile Object columns;
 
-        Column(Entry first) {
-            super(first.cell);
-            this.cell = (EncodedCell) first.cell;
-            this.head = first;
+        Row(EncodedCell cell, Object columns) {
+            super(cell);
+            this.cell = cell;
+            this.columns = columns;
         }
 
         @Override
         Cell cell() {
             return cell;
+        }
+    }
+
+    /** A row sought: any cell, of which only the row counts. */
+    static final class RowProbe extends RowKey {
+        private final Cell cell;
+
+        RowProbe(Cell cell) {
+            super(cell);
+            this.cell = cell;
+        }
+
+        @Override
+        Cell cell() {
+            return cell;
+        }
+    }
+
+    /** A column with at least one version here: its first cell (for its family and qualifier) and its versions. */
+    static final class Column {
+        private final EncodedCell cell;
+        /** The newest version in cell order; never null once the column is published. */
+        private volatile Entry head;
+
+        Column(Entry first) {
+            this.cell = (EncodedCell) first.cell;
+            this.head = first;
         }
 
         /**
@@ -126,20 +169,8 @@ final class MemTable {
         }
     }
 
-    /** A key sought: any cell, of which only row, family and qualifier count. */
-    static final class Probe extends ColumnKey {
-        private final Cell cell;
-
-        Probe(Cell cell) {
-            super(cell);
-            this.cell = cell;
-        }
-
-        @Override
-        Cell cell() {
-            return cell;
-        }
-    }
+    /** Columns a row keeps in an array; one more moves them to a skip list of their own. */
+    static final int WIDE_ROW = 64;
 
     private static final VarHandle HEAD;
     private static final VarHandle NEXT;
@@ -168,16 +199,59 @@ final class MemTable {
         return Bytes.word(row, 0, row.byteSize(), from);
     }
 
-    /** Columns in row, family, qualifier order; timestamps and types do not count. */
-    static final Comparator<ColumnKey> COLUMN_ORDER = (a, b) -> {
+    /** Rows in order. */
+    static final Comparator<RowKey> ROW_ORDER = (a, b) -> {
         if (a.rowPrefix != b.rowPrefix) {
             return Long.compareUnsigned(a.rowPrefix, b.rowPrefix);
         }
         if (a.rowPrefix2 != b.rowPrefix2) {
             return Long.compareUnsigned(a.rowPrefix2, b.rowPrefix2);
         }
-        return CellComparator.compareColumns(a.cell(), b.cell());
+        return compareRows(a.cell(), b.cell());
     };
+
+    /** The rows of two cells, read in place where a cell is encoded. */
+    static int compareRows(Cell a, Cell b) {
+        if (a instanceof EncodedCell x) {
+            if (b instanceof EncodedCell y) {
+                return Bytes.compare(x.segment(), x.rowOffset(), x.rowLength(), y.segment(), y.rowOffset(), y.rowLength());
+            }
+            MemorySegment row = b.row();
+            return Bytes.compare(x.segment(), x.rowOffset(), x.rowLength(), row, 0, row.byteSize());
+        }
+        if (b instanceof EncodedCell) {
+            return -compareRows(b, a);
+        }
+        return Bytes.compare(a.row(), b.row());
+    }
+
+    /** The family and qualifier of two cells of one row, in place where a cell is encoded. */
+    static int compareInRow(Cell a, Cell b) {
+        if (a instanceof EncodedCell x) {
+            MemorySegment s = x.segment();
+            if (b instanceof EncodedCell y) {
+                MemorySegment t = y.segment();
+                int c = Bytes.compare(s, x.familyOffset(), x.familyLength(), t, y.familyOffset(), y.familyLength());
+                return c != 0 ? c : Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), t, y.qualifierOffset(),
+                        y.qualifierLength());
+            }
+            MemorySegment family = b.family();
+            int c = Bytes.compare(s, x.familyOffset(), x.familyLength(), family, 0, family.byteSize());
+            if (c != 0) {
+                return c;
+            }
+            MemorySegment qualifier = b.qualifier();
+            return Bytes.compare(s, x.qualifierOffset(), x.qualifierLength(), qualifier, 0, qualifier.byteSize());
+        }
+        if (b instanceof EncodedCell) {
+            return -compareInRow(b, a);
+        }
+        int c = Bytes.compare(a.family(), b.family());
+        return c != 0 ? c : Bytes.compare(a.qualifier(), b.qualifier());
+    }
+
+    /** A wide row's columns: cells of one row, by family and qualifier. */
+    private static final Comparator<Cell> IN_ROW_ORDER = MemTable::compareInRow;
 
     /** Versions of one column: cell order (timestamp, then type), newest sequence first. */
     static final Comparator<Entry> VERSION_ORDER = (a, b) -> {
@@ -201,14 +275,16 @@ final class MemTable {
     /** Bits of the row filter per byte of memtable flush size, as a power of two: 1 bit per 16 bytes. */
     static final int ROW_FILTER_BYTES_PER_BIT_LOG2 = 4;
 
-    private final ConcurrentSkipListMap<ColumnKey, Column> columns = new ConcurrentSkipListMap<>(COLUMN_ORDER);
+    private final ConcurrentSkipListMap<RowKey, Row> rows = new ConcurrentSkipListMap<>(ROW_ORDER);
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong versions = new AtomicLong();
 
     /** Bytes charged per version on top of its encoding: the entry and the cell's view of its slab. */
     static final int ENTRY_OVERHEAD = 80;
-    /** Bytes charged per column on top of its first version: the skip-list nodes and the column. */
-    static final int COLUMN_OVERHEAD = 64;
+    /** Bytes charged per row on top of its columns: the skip-list nodes and the row. */
+    static final int ROW_OVERHEAD = 96;
+    /** Bytes charged per column on top of its first version: the column and its slot (arrays replaced count once). */
+    static final int COLUMN_OVERHEAD = 40;
     private volatile long smallestSequence = Long.MAX_VALUE;
     private volatile long largestSequence;
 
@@ -252,8 +328,11 @@ final class MemTable {
                 && (filter.get((int) (second >>> 6)) & (1L << second)) != 0;
     }
 
-    /** Sets the row's bits. Caller holds this. */
-    private void noteRow(EncodedCell cell) {
+    /**
+     * Sets the row's bits; true when one was clear, so that the row has no node here yet (false
+     * says nothing). Caller holds this.
+     */
+    private boolean noteRow(EncodedCell cell) {
         AtomicLongArray filter = rowFilter;
         if (filter == null) {
             filter = new AtomicLongArray(1 << (rowFilterBits - 6));
@@ -263,8 +342,11 @@ final class MemTable {
         long mask = (1L << rowFilterBits) - 1;
         long first = h & mask;
         long second = (h >>> 32) & mask;
-        filter.set((int) (first >>> 6), filter.get((int) (first >>> 6)) | 1L << first);
-        filter.set((int) (second >>> 6), filter.get((int) (second >>> 6)) | 1L << second);
+        long a = filter.get((int) (first >>> 6));
+        filter.set((int) (first >>> 6), a | 1L << first);
+        long b = filter.get((int) (second >>> 6));
+        filter.set((int) (second >>> 6), b | 1L << second);
+        return (a & 1L << first) == 0 || (b & 1L << second) == 0;
     }
 
     /** Adds one cell written by the write with {@code sequence}. */
@@ -274,47 +356,154 @@ final class MemTable {
 
     /** Adds one encoded cell, copied into the memtable's slabs, written by the write with {@code sequence}. */
     void add(EncodedCell encoded, long sequence) {
-        EncodedCell copy;
+        EncodedCell[] copy = new EncodedCell[1];
+        boolean fresh;
         synchronized (this) {
-            copy = copyToSlab(encoded);
-            noteRow(copy);
+            copy[0] = copyToSlab(encoded);
+            fresh = noteRow(copy[0]);
             noteSequence(sequence);
         }
-        bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD + insert(new Entry(copy, sequence)));
-    }
-
-    /** Inserts an entry; returns the bytes its column costs when it is the column's first. */
-    private long insert(Entry entry) {
-        Column fresh = new Column(entry);
-        Column existing = columns.putIfAbsent(fresh, fresh);
-        if (existing == null) {
-            versions.incrementAndGet();
-            return COLUMN_OVERHEAD;
-        }
-        if (existing.insert(entry)) {
-            versions.incrementAndGet();
-        }
-        return 0;
+        bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD + insert(copy, 0, 1, sequence, fresh));
     }
 
     /** Adds the cells of one write (one sequence number), copied into the memtable's slabs. */
     void addAll(List<EncodedCell> cells, long sequence) {
         EncodedCell[] copies = new EncodedCell[cells.size()];
+        boolean[] fresh = new boolean[copies.length];
         long total = 0;
         synchronized (this) {
             for (int i = 0; i < copies.length; i++) {
                 copies[i] = copyToSlab(cells.get(i));
                 if (i == 0 || !sameRow(copies[i - 1], copies[i])) {
-                    noteRow(copies[i]);
+                    fresh[i] = noteRow(copies[i]);
                 }
                 total += copies[i].encodedLength() + ENTRY_OVERHEAD;
             }
             noteSequence(sequence);
         }
-        for (EncodedCell copy : copies) {
-            total += insert(new Entry(copy, sequence));
+        int from = 0;
+        for (int i = 1; i <= copies.length; i++) {
+            if (i == copies.length || !sameRow(copies[i - 1], copies[i])) {
+                total += insert(copies, from, i, sequence, fresh[from]);
+                from = i;
+            }
         }
         bytes.addAndGet(total);
+    }
+
+    /**
+     * Inserts cells {@code [from, to)} of one row and one write; returns the bytes their new row
+     * and columns cost. {@code fresh} says the row filter had not seen the row, so it has no node
+     * yet and the insert need not look for one first (one descent instead of two).
+     */
+    private long insert(EncodedCell[] cells, int from, int to, long sequence, boolean fresh) {
+        Row row = fresh ? null : rows.get(new RowProbe(cells[from]));
+        if (row == null) {
+            int[] stored = new int[1];
+            Row made = newRow(cells, from, to, sequence, stored);
+            row = rows.putIfAbsent(made, made);
+            if (row == null) {
+                versions.addAndGet(stored[0]);
+                Object columns = made.columns;
+                int count = columns instanceof Column[] array ? array.length : ((Map<?, ?>) columns).size();
+                return ROW_OVERHEAD + (long) COLUMN_OVERHEAD * count;
+            }
+            // Another write made the row first: add to it as to any existing row.
+        }
+        long cost = 0;
+        synchronized (row) {
+            for (int i = from; i < to; i++) {
+                cost += addToRow(row, new Entry(cells[i], sequence));
+            }
+        }
+        return cost;
+    }
+
+    /** A row made of cells {@code [from, to)} of one write, not yet published; {@code stored[0]} gets its versions. */
+    private static Row newRow(EncodedCell[] cells, int from, int to, long sequence, int[] stored) {
+        Column[] columns = new Column[to - from];
+        int count = 0;
+        for (int i = from; i < to; i++) {
+            Entry entry = new Entry(cells[i], sequence);
+            int at = count == 0 ? -1 : compareInRow(columns[count - 1].cell, cells[i]) < 0 ? -(count + 1)
+                    : search(columns, count, cells[i]);
+            if (at >= 0) {
+                if (columns[at].insert(entry)) {
+                    stored[0]++;
+                }
+                continue;
+            }
+            int insertion = -(at + 1);
+            System.arraycopy(columns, insertion, columns, insertion + 1, count - insertion);
+            columns[insertion] = new Column(entry);
+            count++;
+            stored[0]++;
+        }
+        Column[] exact = count == columns.length ? columns : java.util.Arrays.copyOf(columns, count);
+        return new Row(cells[from], count > WIDE_ROW ? wide(exact) : exact);
+    }
+
+    /** Columns in a skip list of their own, for a row past {@link #WIDE_ROW} columns. */
+    private static ConcurrentSkipListMap<Cell, Column> wide(Column[] columns) {
+        ConcurrentSkipListMap<Cell, Column> map = new ConcurrentSkipListMap<>(IN_ROW_ORDER);
+        for (Column column : columns) {
+            map.put(column.cell, column);
+        }
+        return map;
+    }
+
+    /**
+     * The index of the column of {@code cell} among the first {@code count} of {@code columns},
+     * or {@code -(insertion point) - 1}, as {@link java.util.Arrays#binarySearch} answers.
+     */
+    private static int search(Column[] columns, int count, Cell cell) {
+        int low = 0;
+        int high = count - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            int c = compareInRow(columns[mid].cell, cell);
+            if (c < 0) {
+                low = mid + 1;
+            } else if (c > 0) {
+                high = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -(low + 1);
+    }
+
+    /** Adds a version to a published row; returns what a new column costs. Caller holds the row. */
+    @SuppressWarnings("unchecked")
+    private long addToRow(Row row, Entry entry) {
+        Object columns = row.columns;
+        if (columns instanceof Column[] array) {
+            int at = search(array, array.length, entry.cell);
+            if (at >= 0) {
+                if (array[at].insert(entry)) {
+                    versions.incrementAndGet();
+                }
+                return 0;
+            }
+            int insertion = -(at + 1);
+            Column[] grown = new Column[array.length + 1];
+            System.arraycopy(array, 0, grown, 0, insertion);
+            grown[insertion] = new Column(entry);
+            System.arraycopy(array, insertion, grown, insertion + 1, array.length - insertion);
+            row.columns = grown.length > WIDE_ROW ? wide(grown) : grown;
+        } else {
+            var map = (ConcurrentSkipListMap<Cell, Column>) columns;
+            Column existing = map.get(entry.cell);
+            if (existing != null) {
+                if (existing.insert(entry)) {
+                    versions.incrementAndGet();
+                }
+                return 0;
+            }
+            map.put(entry.cell, new Column(entry));
+        }
+        versions.incrementAndGet();
+        return COLUMN_OVERHEAD;
     }
 
     private static boolean sameRow(EncodedCell a, EncodedCell b) {
@@ -365,7 +554,7 @@ final class MemTable {
     }
 
     boolean isEmpty() {
-        return columns.isEmpty();
+        return rows.isEmpty();
     }
 
     /** The number of versions held (each cell added once counts once). */
@@ -385,7 +574,7 @@ final class MemTable {
 
     /** Every entry in order; for flushing. */
     Iterator<Entry> iterator() {
-        Cursor cursor = new Cursor(columns);
+        Cursor cursor = new Cursor(rows);
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -409,45 +598,103 @@ final class MemTable {
      * bound means the last row.
      */
     byte[] rowBefore(byte[] bound) {
-        var entry = bound == null ? columns.lastEntry() : columns.lowerEntry(new Probe(SeekKey.firstOnRow(bound)));
+        var entry = bound == null ? rows.lastEntry() : rows.lowerEntry(new RowProbe(SeekKey.firstOnRow(bound)));
         return entry == null ? null : entry.getValue().cell.rowBytes();
     }
 
     /** An iterator over the memtable as it is now and as it changes. */
     InternalIterator newIterator() {
-        return new Cursor(columns);
+        return new Cursor(rows);
     }
 
     /**
-     * Walks the columns and each one's versions; positions itself on the first when first asked,
-     * so that one created only to {@link #seek} (every get) never builds an iterator from the start.
+     * Walks the rows, each one's columns and each column's versions; positions itself on the first
+     * when first asked, so that one created only to {@link #seek} (every get) never builds an
+     * iterator from the start.
      */
     private static final class Cursor implements InternalIterator {
-        private final ConcurrentSkipListMap<ColumnKey, Column> columns;
-        /** The columns after {@link #column}. */
-        private Iterator<Column> it;
+        private final ConcurrentSkipListMap<RowKey, Row> rows;
+        /** The rows after {@link #row}. */
+        private Iterator<Row> rowIt;
+        /** The current row's columns when they are an array (else null), and the current one's index. */
+        private Column[] array;
+        private int index;
+        /** The current row's columns after {@link #column} when they are a skip list. */
+        private Iterator<Column> wideIt;
         private Column column;
         private Entry current;
 
-        Cursor(ConcurrentSkipListMap<ColumnKey, Column> columns) {
-            this.columns = columns;
+        Cursor(ConcurrentSkipListMap<RowKey, Row> rows) {
+            this.rows = rows;
         }
 
         private void ensurePositioned() {
-            if (it == null) {
-                it = columns.values().iterator();
-                nextColumn();
+            if (rowIt == null) {
+                rowIt = rows.values().iterator();
+                nextRow();
             }
         }
 
-        private void nextColumn() {
-            if (it.hasNext()) {
-                column = it.next();
-                current = column.head;
-            } else {
-                column = null;
-                current = null;
+        /** Moves to the first column of the next row that has one, or past the end. */
+        private void nextRow() {
+            while (rowIt.hasNext()) {
+                if (enterRow(rowIt.next(), null)) {
+                    return;
+                }
             }
+            array = null;
+            wideIt = null;
+            column = null;
+            current = null;
+        }
+
+        /**
+         * Positions on the row's first column at or after {@code from}'s (family, qualifier), or
+         * its first column for null; false when it has none there.
+         */
+        @SuppressWarnings("unchecked")
+        private boolean enterRow(Row row, Cell from) {
+            Object columns = row.columns;
+            if (columns instanceof Column[] a) {
+                int at = 0;
+                if (from != null) {
+                    at = search(a, a.length, from);
+                    at = at >= 0 ? at : -(at + 1);
+                }
+                array = a;
+                wideIt = null;
+                index = at;
+                if (at < a.length) {
+                    column = a[at];
+                    current = column.head;
+                    return true;
+                }
+                return false;
+            }
+            var map = (ConcurrentSkipListMap<Cell, Column>) columns;
+            array = null;
+            wideIt = (from == null ? map : map.tailMap(from, true)).values().iterator();
+            if (wideIt.hasNext()) {
+                column = wideIt.next();
+                current = column.head;
+                return true;
+            }
+            return false;
+        }
+
+        private void nextColumn() {
+            if (array != null) {
+                if (++index < array.length) {
+                    column = array[index];
+                    current = column.head;
+                    return;
+                }
+            } else if (wideIt != null && wideIt.hasNext()) {
+                column = wideIt.next();
+                current = column.head;
+                return;
+            }
+            nextRow();
         }
 
         @Override
@@ -481,9 +728,18 @@ final class MemTable {
 
         @Override
         public void seek(Cell key) {
-            it = columns.tailMap(new Probe(key), true).values().iterator();
-            nextColumn();
-            if (column != null && CellComparator.compareColumns(column.cell, key) == 0) {
+            rowIt = rows.tailMap(new RowProbe(key), true).values().iterator();
+            if (!rowIt.hasNext()) {
+                nextRow();
+                return;
+            }
+            Row row = rowIt.next();
+            boolean keyRow = compareRows(row.cell, key) == 0;
+            if (!enterRow(row, keyRow ? key : null)) {
+                nextRow();
+                return;
+            }
+            if (keyRow && compareInRow(column.cell, key) == 0) {
                 versionAtOrAfter(key);
             }
         }
@@ -505,7 +761,7 @@ final class MemTable {
          */
         @Override
         public void seekForward(Cell key) {
-            if (it == null || current == null) {
+            if (rowIt == null || current == null) {
                 seek(key);
                 return;
             }

@@ -351,9 +351,7 @@ final class Region {
             try {
                 noteWrite(row, appended.sequence());
                 target = view.active();
-                for (Cell cell : cells) {
-                    target.add(cell, appended.sequence());
-                }
+                target.addAll(cells, appended.sequence()); // the row found once, not once per cell
             } catch (Throwable t) {
                 return CompletableFuture.failedFuture(store.writeFailedAfterLogging(name(), appended.sequence(), t));
             }
@@ -448,9 +446,7 @@ final class Region {
                     noteWrite(row, sequence);
                 }
                 MemTable target = view.active();
-                for (Cell cell : cells) {
-                    target.add(cell, sequence);
-                }
+                target.addAll(cells, sequence);
                 if (target.bytes() >= store.options().memtableFlushSize()) {
                     store.requestFlush(this);
                 }

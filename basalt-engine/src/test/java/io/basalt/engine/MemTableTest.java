@@ -269,4 +269,163 @@ class MemTableTest {
         assertThat(values).containsExactly("newer", "first");
         assertThat(memtable.size()).isEqualTo(2);
     }
+
+    /** A version as the model keeps it: the cell and the sequence that wrote it. */
+    private record Version(Cell cell, long sequence) {}
+
+    /** Cell order, newest sequence first: the memtable's order. */
+    private static final java.util.Comparator<Version> MODEL_ORDER = (a, b) -> {
+        int c = CellComparator.INSTANCE.compare(a.cell(), b.cell());
+        return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
+    };
+
+    /**
+     * Random writes (single cells, and multi-row writes through {@code addAll} whose rows repeat
+     * out of order) into rows narrow and past {@link MemTable#WIDE_ROW} columns, with repeated
+     * versions, against a sorted model: the full walk, seeks to random keys (existing and not,
+     * first on a row and inside one), forward seeks from a random place, and {@code rowBefore}
+     * all agree with the model.
+     */
+    @Test
+    void walksAndSeeksAgreeWithASortedModelForNarrowAndWideRows() {
+        Random random = new Random(7);
+        MemTable memtable = new MemTable(1L << 20);
+        java.util.TreeSet<Version> model = new java.util.TreeSet<>(MODEL_ORDER);
+        long sequence = 0;
+        int[] widths = {1, 3, 10, MemTable.WIDE_ROW - 1, MemTable.WIDE_ROW, MemTable.WIDE_ROW + 1, 300};
+        for (int i = 0; i < 6_000; i++) {
+            sequence++;
+            int cells = random.nextInt(4) == 0 ? 1 + random.nextInt(12) : 1;
+            List<EncodedCell> write = new ArrayList<>();
+            for (int k = 0; k < cells; k++) {
+                int row = random.nextInt(widths.length * 3);
+                int width = widths[row % widths.length];
+                Cell cell = Cell.put(bytes("row" + row), bytes(random.nextBoolean() ? "a" : "b"),
+                        bytes("q" + random.nextInt(width)), random.nextInt(4), bytes("v" + i));
+                if (model.add(new Version(cell, sequence))) {
+                    write.add(EncodedCell.decode(CellLayout.encode(cell), 0));
+                }
+            }
+            if (write.size() == 1 && random.nextBoolean()) {
+                memtable.add(write.getFirst(), sequence);
+            } else if (!write.isEmpty()) {
+                memtable.addAll(write, sequence);
+            }
+        }
+        List<Version> expected = new ArrayList<>(model);
+        List<Version> walked = new ArrayList<>();
+        try (InternalIterator it = memtable.newIterator()) {
+            for (; it.valid(); it.next()) {
+                walked.add(new Version(it.cell(), it.sequence()));
+            }
+        }
+        assertThat(walked).hasSameSizeAs(expected);
+        for (int i = 0; i < walked.size(); i++) {
+            assertThat(MODEL_ORDER.compare(walked.get(i), expected.get(i))).as("entry %d", i).isZero();
+        }
+        assertThat(memtable.size()).isEqualTo(expected.size());
+        for (int i = 0; i < 3_000; i++) {
+            int row = random.nextInt(widths.length * 3 + 1);
+            Cell key = switch (random.nextInt(3)) {
+                case 0 -> SeekKey.firstOnRow(bytes("row" + row));
+                case 1 -> SeekKey.firstOnColumn(bytes("row" + row), bytes(random.nextBoolean() ? "a" : "b"),
+                        bytes("q" + random.nextInt(310)));
+                default -> Cell.put(bytes("row" + row), bytes("b"), bytes("q" + random.nextInt(70)), random.nextInt(4),
+                        bytes(""));
+            };
+            Version ceiling = model.ceiling(new Version(key, Long.MAX_VALUE));
+            try (InternalIterator it = memtable.newIterator()) {
+                if (random.nextBoolean()) {
+                    it.seek(key);
+                } else {
+                    // from a random earlier place, forward
+                    Version before = expected.get(random.nextInt(expected.size()));
+                    if (MODEL_ORDER.compare(before, new Version(key, Long.MAX_VALUE)) > 0) {
+                        it.seek(key);
+                    } else {
+                        it.seek(before.cell());
+                        it.seekForward(key);
+                    }
+                }
+                if (ceiling == null) {
+                    assertThat(it.valid()).as("seek past the end: %s", key).isFalse();
+                } else {
+                    assertThat(it.valid()).as("seek to %s", key).isTrue();
+                    assertThat(CellComparator.INSTANCE.compare(it.cell(), ceiling.cell())).as("seek to %s", key).isZero();
+                }
+            }
+            byte[] bound = bytes("row" + row);
+            String expectedBefore = null;
+            for (Version v : expected) {
+                if (Arrays.compareUnsigned(v.cell().rowBytes(), bound) < 0) {
+                    expectedBefore = new String(v.cell().rowBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+                }
+            }
+            byte[] before = memtable.rowBefore(bound);
+            assertThat(before == null ? null : new String(before, java.nio.charset.StandardCharsets.ISO_8859_1))
+                    .as("the row before %s", "row" + row).isEqualTo(expectedBefore);
+        }
+    }
+
+    /**
+     * Writers add new columns (and versions) to the same few rows at once, carrying them past
+     * {@link MemTable#WIDE_ROW} columns while they go, and readers walk: every walk is in order,
+     * and at the end every version is there once. A column added to an array a reader holds, a
+     * lost column when two writers grow a row, or a version lost when a row turns wide, fails it.
+     * Bounded: 4 writers x 2,000 writes.
+     */
+    @Test
+    void concurrentWritersGrowingTheSameRowsLoseNothing() throws Exception {
+        MemTable memtable = new MemTable(1L << 20);
+        int writers = 4;
+        int perWriter = 2_000;
+        java.util.concurrent.atomic.AtomicLong sequences = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<String> broken = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.Set<String> written = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int seed = w;
+            threads.add(Thread.ofPlatform().start(() -> {
+                Random random = new Random(seed);
+                for (int i = 0; i < perWriter; i++) {
+                    long sequence = sequences.incrementAndGet();
+                    List<EncodedCell> write = new ArrayList<>();
+                    for (int k = 0; k < 1 + random.nextInt(3); k++) {
+                        String row = "row" + random.nextInt(3);
+                        String qualifier = "q" + seed + "-" + random.nextInt(60);
+                        written.add(row + "/" + qualifier + "@" + sequence);
+                        write.add(EncodedCell.decode(CellLayout.encode(Cell.put(row, "f", qualifier, sequence, "v")), 0));
+                    }
+                    memtable.addAll(write, sequence);
+                }
+                finished.incrementAndGet();
+            }));
+        }
+        Thread reader = Thread.ofPlatform().start(() -> {
+            while (finished.get() < writers && broken.get() == null) {
+                String problem = firstDisorder(memtable);
+                if (problem != null) {
+                    broken.set(problem);
+                }
+            }
+        });
+        for (Thread t : threads) {
+            t.join();
+        }
+        reader.join();
+        assertThat(broken.get()).as("a walk out of order").isNull();
+        assertThat(firstDisorder(memtable)).isNull();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        int count = 0;
+        for (Iterator<MemTable.Entry> it = memtable.iterator(); it.hasNext(); ) {
+            MemTable.Entry e = it.next();
+            seen.add(new String(e.cell().rowBytes()) + "/" + new String(e.cell().qualifierBytes()) + "@" + e.sequence());
+            count++;
+        }
+        assertThat(count).isEqualTo(seen.size()).isEqualTo(memtable.size());
+        assertThat(seen).as("every version written, once").isEqualTo(written);
+        long columns = seen.stream().map(k -> k.substring(0, k.indexOf('@'))).distinct().count();
+        assertThat(columns).as("rows past the wide threshold").isGreaterThan(3L * MemTable.WIDE_ROW);
+    }
 }

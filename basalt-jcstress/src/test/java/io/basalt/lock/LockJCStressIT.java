@@ -43,7 +43,8 @@ class LockJCStressIT {
     private static final Set<String> EXPECTED = Set.of(
             "BiasedReadVersusRevokingWrite", "QueuedReadVersusWrite", "ReadAfterRevocationVersusWrite",
             "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads", "GroupedWriterDrainRace",
-            "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk",
+            "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk", "MemTableRowGrowth",
+            "MemTableWideRow",
             "RequestTimesSlotReuse", "RequestTimesDuplicateFinish", "RequestTimesStartVersusFinish");
 
     @Test
