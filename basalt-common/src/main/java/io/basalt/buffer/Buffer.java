@@ -154,6 +154,13 @@ public abstract sealed class Buffer permits SingleChunkBuffer, MultiChunkBuffer 
     public abstract Buffer duplicate();
 
     /**
+     * Bytes {@code [index, index + length)} as a NIO buffer for one bulk transfer, such as a file
+     * read straight into a buffer just allocated; null for a buffer of several chunks. The view carries no
+     * liveness check of its own: use it only while holding a reference, and not after.
+     */
+    public abstract java.nio.ByteBuffer nioBuffer(int index, int length);
+
+    /**
      * Adds one reference, for a second owner who will {@link #release} it.
      *
      * @throws IllegalStateException when the count already reached zero

@@ -119,6 +119,13 @@ final class MultiChunkBuffer extends Buffer {
     }
 
     @Override
+    public java.nio.ByteBuffer nioBuffer(int index, int length) {
+        checkLive("nioBuffer");
+        checkRange("nioBuffer", index, length);
+        return null; // a caller that needs contiguous bytes copies through its own buffer
+    }
+
+    @Override
     public Buffer slice(int index, int length) {
         checkLive("slice");
         checkRange("slice", index, length);

@@ -76,6 +76,13 @@ final class SingleChunkBuffer extends Buffer {
     }
 
     @Override
+    public java.nio.ByteBuffer nioBuffer(int index, int length) {
+        checkLive("nioBuffer");
+        checkRange("nioBuffer", index, length);
+        return segment.asSlice(index, length).asByteBuffer();
+    }
+
+    @Override
     public Buffer duplicate() {
         checkLive("duplicate");
         return new SingleChunkBuffer(segment, refCount);

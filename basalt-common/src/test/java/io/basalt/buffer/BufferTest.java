@@ -351,6 +351,7 @@ class BufferTest {
                 new Op("copyTo", b -> b.copyTo(0, other, 0, 8)),
                 new Op("slice", b -> b.slice(0, 1)),
                 new Op("duplicate", Buffer::duplicate),
+                new Op("nioBuffer", b -> b.nioBuffer(0, 8)),
                 new Op("retain", Buffer::retain),
                 new Op("release", Buffer::release));
     }
@@ -361,6 +362,31 @@ class BufferTest {
             assertThat(f.buffer()).hasToString("Buffer[capacity=200, refCount=1]");
             f.buffer().retain();
             assertThat(f.buffer().slice(0, 10)).hasToString("Buffer[capacity=10, refCount=2]");
+        }
+    }
+
+    /**
+     * A single-chunk buffer's NIO view is its own bytes (a bulk read into it is what its readers
+     * see), bounded like every access; a buffer of several chunks has none.
+     */
+    @ParameterizedTest
+    @EnumSource(Shape.class)
+    void nioViewsWriteIntoTheBufferOrAreRefusedForSeveralChunks(Shape shape) {
+        try (Fixture f = shape.make()) {
+            Buffer b = f.buffer();
+            java.nio.ByteBuffer view = b.nioBuffer(10, 100);
+            if (b instanceof MultiChunkBuffer) {
+                assertThat(view).isNull();
+                return;
+            }
+            assertThat(view.remaining()).isEqualTo(100);
+            for (int i = 0; i < 100; i++) {
+                view.put((byte) (i + 3));
+            }
+            for (int i = 0; i < 100; i++) {
+                assertThat(b.getByte(10 + i)).isEqualTo((byte) (i + 3));
+            }
+            assertThatThrownBy(() -> b.nioBuffer(150, 51)).isInstanceOf(IndexOutOfBoundsException.class);
         }
     }
 }

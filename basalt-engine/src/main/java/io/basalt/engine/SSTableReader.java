@@ -309,20 +309,39 @@ final class SSTableReader {
             scratch.buffer = ByteBuffer.allocateDirect(capacity);
             scratch.segment = MemorySegment.ofBuffer(scratch.buffer);
         }
-        ByteBuffer raw = scratch.buffer.clear().limit(onDiskSize);
+        int content = readChecked(i, scratch.buffer.clear());
+        int payloadLength = onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE;
+        if (content == payloadLength && scratch.buffer.get(payloadLength) == SSTableLayout.COMPRESSION_NONE) {
+            return scratch.segment.asSlice(0, payloadLength);
+        }
+        byte[] payload = scratch.segment.asSlice(0, payloadLength).toArray(ValueLayout.JAVA_BYTE);
+        return MemorySegment.ofArray(decompress(payload, payloadLength, content, blockOffsets[i]));
+    }
+
+    /** Data block {@code i}'s size on disk: its payload and trailer. */
+    int blockDiskSize(int i) {
+        return blockSizes[i];
+    }
+
+    /**
+     * Reads data block {@code i} as it is on disk, payload then trailer, into {@code raw} from its
+     * position 0 (it must have room for {@link #blockDiskSize}) and checks it; returns the content
+     * length the trailer gives. The payload is the content when the trailer's compression byte,
+     * at {@code blockDiskSize(i) - BLOCK_TRAILER_SIZE}, says none.
+     *
+     * @throws CorruptFileException for a short file or a checksum, length or type that does not hold
+     */
+    int readChecked(int i, ByteBuffer raw) throws IOException {
+        long offset = blockOffsets[i];
+        int onDiskSize = blockSizes[i];
+        raw.limit(onDiskSize);
         try {
             file.read(raw, offset);
         } catch (java.io.EOFException e) {
             throw new CorruptFileException(path, offset, "file ends inside a block");
         }
         raw.clear();
-        int length = checkTrailer(raw, offset, onDiskSize);
-        int payloadLength = onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE;
-        if (raw.get(payloadLength) == SSTableLayout.COMPRESSION_NONE) {
-            return scratch.segment.asSlice(0, payloadLength);
-        }
-        byte[] payload = scratch.segment.asSlice(0, payloadLength).toArray(ValueLayout.JAVA_BYTE);
-        return MemorySegment.ofArray(decompress(payload, payloadLength, length, offset));
+        return checkTrailer(raw, offset, onDiskSize);
     }
 
     /** The content of data block {@code i}, through the block cache. */

@@ -73,12 +73,14 @@ final class SSTableWriter implements AutoCloseable {
         MemorySegment key = encoded.key();
         MemorySegment value = encoded.value();
         int keyLength = (int) key.byteSize();
-        // Cut the block before this entry would take it past the family's block size (counting
-        // the entry as if it shared no prefix), so a block's content fits one block-cache chunk.
+        // Cut the block before this entry would take it, with its trailer, past the family's
+        // block size (counting the entry as if it shared no prefix): a block as it lies on disk
+        // then fits one block-cache chunk, so a miss reads it straight into one.
         long worstEntry = Varints.size(0) + Varints.size(keyLength) + Varints.size(value.byteSize())
                 + Varints.size(sequence) + keyLength + value.byteSize();
         int restartsAfter = restartCount + (entriesInBlock % SSTableLayout.RESTART_INTERVAL == 0 ? 1 : 0);
-        if (entriesInBlock > 0 && SSTableLayout.contentSize(block.length + worstEntry, restartsAfter) > blockSize) {
+        if (entriesInBlock > 0 && SSTableLayout.contentSize(block.length + worstEntry, restartsAfter)
+                > blockSize - SSTableLayout.BLOCK_TRAILER_SIZE) {
             finishDataBlock();
         }
         int shared = 0;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.basalt.cell.Cell;
 import io.basalt.client.FamilyDescriptor;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,6 +135,91 @@ class BlockCacheTest {
         } finally {
             fromCache.release();
             fromFile.release();
+        }
+    }
+
+    /**
+     * A default (16 KiB) block lies on disk, trailer included, within one chunk, so a miss reads it
+     * straight into a pooled buffer: the block served is pooled and holds the file's bytes, and a
+     * compressed family's blocks (decompressed on the heap first) read the same.
+     */
+    @Test
+    void missesOfDefaultBlocksReadStraightIntoThePool() throws Exception {
+        try (BlockCache big = new BlockCache(4L << 20, "direct")) {
+            for (FamilyDescriptor family : List.of(FamilyDescriptor.of("f"),
+                    FamilyDescriptor.of("f").withCompression(io.basalt.client.Compression.LZ4))) {
+                Path path = dir.resolve("d-" + family.compression() + ".sst");
+                writeRows(path, family, 3000);
+                SSTableReader f = SSTableReader.open(7, path, big);
+                try {
+                    assertThat(f.blockCount()).isGreaterThan(3);
+                    for (int i = 0; i < f.blockCount(); i++) {
+                        if (family.compression() == io.basalt.client.Compression.NONE) {
+                            assertThat(f.blockDiskSize(i)).as("block %d on disk", i)
+                                    .isLessThanOrEqualTo(BlockCache.CHUNK_SIZE);
+                        }
+                        long misses = big.misses();
+                        Block block = big.get(f, i);
+                        try {
+                            assertThat(big.misses()).isEqualTo(misses + 1);
+                            assertThat(block).isInstanceOf(Block.Pooled.class);
+                            assertThat(contentOf(block)).isEqualTo(f.loadDataBlock(i));
+                        } finally {
+                            block.release();
+                        }
+                        Block again = big.get(f, i);
+                        assertThat(big.misses()).as("cached").isEqualTo(misses + 1);
+                        again.release();
+                    }
+                } finally {
+                    f.release();
+                }
+            }
+        }
+    }
+
+    /**
+     * A bit flipped anywhere in an uncompressed file's data blocks is reported by a read through a
+     * pooled cache (the direct path checks the block where it landed), and the buffer it was read
+     * into goes back to the pool: after every failure no chunk is left in use.
+     */
+    @Test
+    void damageReadStraightIntoThePoolIsReportedAndItsBufferReturned() throws Exception {
+        Path path = dir.resolve("clean.sst");
+        writeRows(path, FamilyDescriptor.of("f"), 1500);
+        byte[] original = java.nio.file.Files.readAllBytes(path);
+        long dataEnd;
+        try (BlockCache probe = new BlockCache(0, "probe")) {
+            SSTableReader clean = SSTableReader.open(8, path, probe);
+            dataEnd = 0;
+            for (int i = 0; i < clean.blockCount(); i++) {
+                dataEnd += clean.blockDiskSize(i);
+            }
+            clean.release();
+        }
+        java.util.Random random = new java.util.Random(3);
+        Path damaged = dir.resolve("damaged.sst");
+        for (int n = 0; n < 60; n++) {
+            int at = random.nextInt((int) dataEnd);
+            byte[] bytes = original.clone();
+            bytes[at] ^= (byte) (1 << random.nextInt(8));
+            java.nio.file.Files.write(damaged, bytes);
+            try (BlockCache pooled = new BlockCache(4L << 20, "damaged")) {
+                SSTableReader reader = SSTableReader.open(9, damaged, pooled);
+                try {
+                    int position = at;
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+                        for (int i = 0; i < reader.blockCount(); i++) {
+                            pooled.get(reader, i).release();
+                        }
+                    }).as("flip at byte %d", position).isInstanceOf(CorruptFileException.class)
+                            .hasMessageContaining(damaged.toString());
+                    pooled.evictFile(reader);
+                    assertThat(pooled.poolMetrics().chunksInUse()).as("chunks in use after the failure").isZero();
+                } finally {
+                    reader.release();
+                }
+            }
         }
     }
 
