@@ -142,7 +142,7 @@ final class BlockCache implements AutoCloseable {
         }
         MemoryOnlyReads.beforeDiskRead(); // before counting: the read that follows counts it
         misses.increment();
-        if (pool != null && file.blockDiskSize(block) <= CHUNK_SIZE) {
+        if (pool != null && file.blockDiskSize(block) <= CHUNK_SIZE && !file.compressedBlocks()) {
             Block direct = readIntoPool(file, block, key, shard);
             if (direct != null) {
                 return direct;
@@ -221,7 +221,7 @@ final class BlockCache implements AutoCloseable {
             int length = target == null ? -1 : file.readChecked(block, target);
             int payload = onDisk - SSTableLayout.BLOCK_TRAILER_SIZE;
             if (length != payload || raw.getByte(payload) != SSTableLayout.COMPRESSION_NONE) {
-                raw.release(); // compressed (or several chunks): decompressed through the heap instead
+                raw.release(); // compressed: decompressed through the heap instead (once per file, see compressedBlocks)
                 return null;
             }
             content = raw.slice(0, payload);

@@ -11,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -356,14 +355,7 @@ final class MemTable {
 
     /** Adds one encoded cell, copied into the memtable's slabs, written by the write with {@code sequence}. */
     void add(EncodedCell encoded, long sequence) {
-        EncodedCell[] copy = new EncodedCell[1];
-        boolean fresh;
-        synchronized (this) {
-            copy[0] = copyToSlab(encoded);
-            fresh = noteRow(copy[0]);
-            noteSequence(sequence);
-        }
-        bytes.addAndGet(encoded.encodedLength() + ENTRY_OVERHEAD + insert(copy, 0, 1, sequence, fresh));
+        addAll(List.of(encoded), sequence);
     }
 
     /** Adds the cells of one write (one sequence number), copied into the memtable's slabs. */
@@ -399,14 +391,12 @@ final class MemTable {
     private long insert(EncodedCell[] cells, int from, int to, long sequence, boolean fresh) {
         Row row = fresh ? null : rows.get(new RowProbe(cells[from]));
         if (row == null) {
-            int[] stored = new int[1];
-            Row made = newRow(cells, from, to, sequence, stored);
+            int[] counts = new int[2];
+            Row made = newRow(cells, from, to, sequence, counts);
             row = rows.putIfAbsent(made, made);
             if (row == null) {
-                versions.addAndGet(stored[0]);
-                Object columns = made.columns;
-                int count = columns instanceof Column[] array ? array.length : ((Map<?, ?>) columns).size();
-                return ROW_OVERHEAD + (long) COLUMN_OVERHEAD * count;
+                versions.addAndGet(counts[0]);
+                return ROW_OVERHEAD + (long) COLUMN_OVERHEAD * counts[1];
             }
             // Another write made the row first: add to it as to any existing row.
         }
@@ -419,8 +409,11 @@ final class MemTable {
         return cost;
     }
 
-    /** A row made of cells {@code [from, to)} of one write, not yet published; {@code stored[0]} gets its versions. */
-    private static Row newRow(EncodedCell[] cells, int from, int to, long sequence, int[] stored) {
+    /**
+     * A row made of cells {@code [from, to)} of one write, not yet published; {@code counts} gets
+     * its versions and its columns.
+     */
+    private static Row newRow(EncodedCell[] cells, int from, int to, long sequence, int[] counts) {
         Column[] columns = new Column[to - from];
         int count = 0;
         for (int i = from; i < to; i++) {
@@ -429,7 +422,7 @@ final class MemTable {
                     : search(columns, count, cells[i]);
             if (at >= 0) {
                 if (columns[at].insert(entry)) {
-                    stored[0]++;
+                    counts[0]++;
                 }
                 continue;
             }
@@ -437,8 +430,9 @@ final class MemTable {
             System.arraycopy(columns, insertion, columns, insertion + 1, count - insertion);
             columns[insertion] = new Column(entry);
             count++;
-            stored[0]++;
+            counts[0]++;
         }
+        counts[1] = count;
         Column[] exact = count == columns.length ? columns : java.util.Arrays.copyOf(columns, count);
         return new Row(cells[from], count > WIDE_ROW ? wide(exact) : exact);
     }

@@ -36,6 +36,8 @@ final class SSTableReader {
     private final long fileNumber;
     private final Path path;
     private final Disk.ReadableFile file;
+    /** Set by {@link #readChecked} on the first compressed block; see {@link #compressedBlocks()}. */
+    private volatile boolean compressedBlocks;
     private final BlockCache cache;
     /** The last key of each data block, encoded ({@link io.basalt.cell.CellLayout#keyBytes}). */
     private final byte[][] lastKeys;
@@ -341,7 +343,20 @@ final class SSTableReader {
             throw new CorruptFileException(path, offset, "file ends inside a block");
         }
         raw.clear();
-        return checkTrailer(raw, offset, onDiskSize);
+        int content = checkTrailer(raw, offset, onDiskSize);
+        if (raw.get(onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE) != SSTableLayout.COMPRESSION_NONE) {
+            compressedBlocks = true;
+        }
+        return content;
+    }
+
+    /**
+     * True once a compressed block of this file was read: the block cache then stops trying to
+     * read its misses straight into the pool, since a compressed block read that way is read
+     * again to be decompressed.
+     */
+    boolean compressedBlocks() {
+        return compressedBlocks;
     }
 
     /** The content of data block {@code i}, through the block cache. */

@@ -179,6 +179,57 @@ class BlockCacheTest {
     }
 
     /**
+     * A compressed block cannot be cached as read, so a miss that tried the pool first read it
+     * twice; after a file's first compressed block its misses go straight to the heap path: one
+     * file read per miss from then on.
+     */
+    @Test
+    void aCompressedFilesMissesReadEachBlockOnceAfterTheFirst() throws Exception {
+        Path path = dir.resolve("lz4.sst");
+        writeRows(path, FamilyDescriptor.of("f").withCompression(io.basalt.client.Compression.LZ4), 3000);
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        Disk counting = (Disk) java.lang.reflect.Proxy.newProxyInstance(Disk.class.getClassLoader(),
+                new Class<?>[] {Disk.class}, (proxy, method, args) -> {
+                    Object answer = method.invoke(LocalDisk.INSTANCE, args);
+                    if (!method.getName().equals("open")) {
+                        return answer;
+                    }
+                    Disk.ReadableFile real = (Disk.ReadableFile) answer;
+                    return java.lang.reflect.Proxy.newProxyInstance(Disk.class.getClassLoader(),
+                            new Class<?>[] {Disk.ReadableFile.class}, (p2, m2, a2) -> {
+                                if (m2.getName().equals("read")) {
+                                    reads.incrementAndGet();
+                                }
+                                try {
+                                    return m2.invoke(real, a2);
+                                } catch (java.lang.reflect.InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+                });
+        try (BlockCache big = new BlockCache(4L << 20, "lz4")) {
+            SSTableReader f = SSTableReader.open(10, path, big, counting);
+            try {
+                assertThat(f.blockCount()).isGreaterThan(3);
+                big.get(f, 0).release();
+                assertThat(f.compressedBlocks()).isTrue();
+                for (int i = 1; i < f.blockCount(); i++) {
+                    int before = reads.get();
+                    Block block = big.get(f, i);
+                    try {
+                        assertThat(reads.get() - before).as("file reads for the miss of block %d", i).isEqualTo(1);
+                        assertThat(contentOf(block)).isEqualTo(f.loadDataBlock(i));
+                    } finally {
+                        block.release();
+                    }
+                }
+            } finally {
+                f.release();
+            }
+        }
+    }
+
+    /**
      * A bit flipped anywhere in an uncompressed file's data blocks is reported by a read through a
      * pooled cache (the direct path checks the block where it landed), and the buffer it was read
      * into goes back to the pool: after every failure no chunk is left in use.

@@ -199,17 +199,34 @@ class MemTableTest {
         int writers = 4;
         int perWriter = 3_000;
         java.util.concurrent.atomic.AtomicLong sequences = new java.util.concurrent.atomic.AtomicLong();
+        writeWhileAReaderChecksOrder(memtable, writers, seed -> {
+            Random random = new Random(seed);
+            for (int i = 0; i < perWriter; i++) {
+                memtable.add(Cell.put("row" + random.nextInt(2), "f", "q" + random.nextInt(3), random.nextInt(50),
+                        "v"), sequences.incrementAndGet());
+            }
+        });
+        List<Long> seen = new ArrayList<>();
+        for (Iterator<MemTable.Entry> it = memtable.iterator(); it.hasNext(); ) {
+            seen.add(it.next().sequence());
+        }
+        assertThat(seen).hasSize(writers * perWriter).doesNotHaveDuplicates();
+        assertThat(memtable.size()).isEqualTo(writers * perWriter);
+    }
+
+    /**
+     * Runs {@code writers} threads, each {@code write} with its number as the seed, while a reader
+     * walks the memtable over and over; fails when a walk, during or after, is out of order.
+     */
+    private static void writeWhileAReaderChecksOrder(MemTable memtable, int writers,
+                                                     java.util.function.IntConsumer write) throws InterruptedException {
         java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<String> broken = new java.util.concurrent.atomic.AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int seed = w;
             threads.add(Thread.ofPlatform().start(() -> {
-                Random random = new Random(seed);
-                for (int i = 0; i < perWriter; i++) {
-                    memtable.add(Cell.put("row" + random.nextInt(2), "f", "q" + random.nextInt(3), random.nextInt(50),
-                            "v"), sequences.incrementAndGet());
-                }
+                write.accept(seed);
                 finished.incrementAndGet();
             }));
         }
@@ -227,12 +244,6 @@ class MemTableTest {
         reader.join();
         assertThat(broken.get()).as("a walk out of order").isNull();
         assertThat(firstDisorder(memtable)).isNull();
-        List<Long> seen = new ArrayList<>();
-        for (Iterator<MemTable.Entry> it = memtable.iterator(); it.hasNext(); ) {
-            seen.add(it.next().sequence());
-        }
-        assertThat(seen).hasSize(writers * perWriter).doesNotHaveDuplicates();
-        assertThat(memtable.size()).isEqualTo(writers * perWriter);
     }
 
     /** The first pair of neighbours out of cell order (newest sequence first), or null. */
@@ -380,42 +391,22 @@ class MemTableTest {
         int writers = 4;
         int perWriter = 2_000;
         java.util.concurrent.atomic.AtomicLong sequences = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicReference<String> broken = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.Set<String> written = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++) {
-            int seed = w;
-            threads.add(Thread.ofPlatform().start(() -> {
-                Random random = new Random(seed);
-                for (int i = 0; i < perWriter; i++) {
-                    long sequence = sequences.incrementAndGet();
-                    List<EncodedCell> write = new ArrayList<>();
-                    for (int k = 0; k < 1 + random.nextInt(3); k++) {
-                        String row = "row" + random.nextInt(3);
-                        String qualifier = "q" + seed + "-" + random.nextInt(60);
-                        written.add(row + "/" + qualifier + "@" + sequence);
-                        write.add(EncodedCell.decode(CellLayout.encode(Cell.put(row, "f", qualifier, sequence, "v")), 0));
-                    }
-                    memtable.addAll(write, sequence);
+        writeWhileAReaderChecksOrder(memtable, writers, seed -> {
+            Random random = new Random(seed);
+            for (int i = 0; i < perWriter; i++) {
+                long sequence = sequences.incrementAndGet();
+                List<EncodedCell> write = new ArrayList<>();
+                for (int k = 0; k < 1 + random.nextInt(3); k++) {
+                    // each writer its own qualifiers: every version is distinct
+                    String row = "row" + random.nextInt(3);
+                    String qualifier = "q" + seed + "-" + random.nextInt(60);
+                    written.add(row + "/" + qualifier + "@" + sequence);
+                    write.add(EncodedCell.decode(CellLayout.encode(Cell.put(row, "f", qualifier, sequence, "v")), 0));
                 }
-                finished.incrementAndGet();
-            }));
-        }
-        Thread reader = Thread.ofPlatform().start(() -> {
-            while (finished.get() < writers && broken.get() == null) {
-                String problem = firstDisorder(memtable);
-                if (problem != null) {
-                    broken.set(problem);
-                }
+                memtable.addAll(write, sequence);
             }
         });
-        for (Thread t : threads) {
-            t.join();
-        }
-        reader.join();
-        assertThat(broken.get()).as("a walk out of order").isNull();
-        assertThat(firstDisorder(memtable)).isNull();
         java.util.Set<String> seen = new java.util.HashSet<>();
         int count = 0;
         for (Iterator<MemTable.Entry> it = memtable.iterator(); it.hasNext(); ) {
