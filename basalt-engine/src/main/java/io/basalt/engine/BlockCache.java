@@ -140,12 +140,21 @@ final class BlockCache implements AutoCloseable {
                 }
             }
         }
-        MemoryOnlyReads.beforeDiskRead(); // before counting: the read that follows counts it
+        boolean direct = pool != null && file.blockDiskSize(block) <= CHUNK_SIZE && !file.compressedBlocks();
+        if (MemoryOnlyReads.active()) {
+            // A thread that must not wait reads the block only if the OS holds it (NowaitReads).
+            Block read = direct ? readIntoPool(file, block, key, shard, true) : null;
+            if (read == null) {
+                MemoryOnlyReads.beforeDiskRead(); // throws: a worker reads it, and counts the miss
+            }
+            misses.increment();
+            return read;
+        }
         misses.increment();
-        if (pool != null && file.blockDiskSize(block) <= CHUNK_SIZE && !file.compressedBlocks()) {
-            Block direct = readIntoPool(file, block, key, shard);
-            if (direct != null) {
-                return direct;
+        if (direct) {
+            Block read = readIntoPool(file, block, key, shard, false);
+            if (read != null) {
+                return read;
             }
         }
         MemorySegment content; // valid until this thread reads another block
@@ -192,8 +201,11 @@ final class BlockCache implements AutoCloseable {
      * <p>Why: through the thread's scratch buffer, every miss copied its 16 KiB once more, under
      * the shard's lock; in YCSB's read-only workload that copy was about a tenth of the samples.
      * The lock is now held only to make room and to insert, not across the read.
+     *
+     * <p>{@code ifCached}: read the block only if the OS holds it in memory
+     * ({@link SSTableReader#readIfCached}), returning null when it does not.
      */
-    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard) {
+    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard, boolean ifCached) {
         int onDisk = file.blockDiskSize(block);
         Buffer raw;
         synchronized (shard) {
@@ -208,20 +220,22 @@ final class BlockCache implements AutoCloseable {
             directReads.incrementAndGet(); // under the lock, before close can pass this shard
         }
         try {
-            return readIntoPool(file, block, key, shard, raw, onDisk);
+            return readIntoPool(file, block, key, shard, raw, onDisk, ifCached);
         } finally {
             directReads.decrementAndGet();
         }
     }
 
-    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard, Buffer raw, int onDisk) {
+    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard, Buffer raw, int onDisk,
+                               boolean ifCached) {
         Buffer content;
         try {
             java.nio.ByteBuffer target = raw.nioBuffer(0, onDisk);
-            int length = target == null ? -1 : file.readChecked(block, target);
+            int length = target == null ? -1
+                    : ifCached ? file.readIfCached(block, target) : file.readChecked(block, target);
             int payload = onDisk - SSTableLayout.BLOCK_TRAILER_SIZE;
             if (length != payload || raw.getByte(payload) != SSTableLayout.COMPRESSION_NONE) {
-                raw.release(); // compressed: decompressed through the heap instead (once per file, see compressedBlocks)
+                raw.release(); // compressed (decompressed through the heap instead, once per file: see compressedBlocks), or not in the OS's memory
                 return null;
             }
             content = raw.slice(0, payload);

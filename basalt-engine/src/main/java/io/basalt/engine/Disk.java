@@ -53,6 +53,16 @@ interface Disk {
         /** Fills {@code into} from {@code position}; fails when the file ends first. */
         void read(ByteBuffer into, long position) throws IOException;
 
+        /**
+         * Fills {@code into} from {@code position} as {@link #read} does, but only if that needs
+         * no wait for the device (all of it is in the OS's memory); false otherwise, having
+         * filled nothing the caller may use. Never reports an I/O error: the caller reads the
+         * ordinary way, which does. A disk that cannot tell says false.
+         */
+        default boolean readIfCached(ByteBuffer into, long position) {
+            return false;
+        }
+
         long size() throws IOException;
     }
 

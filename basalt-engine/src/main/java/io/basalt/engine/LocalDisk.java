@@ -236,10 +236,32 @@ final class LocalDisk implements Disk {
         private final Path path;
         private volatile FileChannel channel;
         private volatile boolean closed;
+        /** A descriptor of its own for {@link NowaitReads}, or -1. */
+        private final int nowaitFd;
+        /** The reads in {@link #nowaitFd}: the last of them and the close closes it. */
+        private final LastUserCloses nowaitUsers = new LastUserCloses();
 
         Reader(Path path) throws IOException {
             this.path = path;
             this.channel = FileChannel.open(path, StandardOpenOption.READ);
+            this.nowaitFd = NowaitReads.open(path);
+        }
+
+        @Override
+        public boolean readIfCached(ByteBuffer into, long position) {
+            if (nowaitFd < 0) {
+                return false;
+            }
+            if (!nowaitUsers.enter()) {
+                return false; // closed
+            }
+            try {
+                return NowaitReads.readIfCached(nowaitFd, into, position);
+            } finally {
+                if (nowaitUsers.exit()) {
+                    NowaitReads.close(nowaitFd);
+                }
+            }
         }
 
         @Override
@@ -288,6 +310,9 @@ final class LocalDisk implements Disk {
 
         @Override
         public synchronized void close() throws IOException {
+            if (nowaitFd >= 0 && nowaitUsers.close()) {
+                NowaitReads.close(nowaitFd);
+            }
             closed = true;
             channel.close();
         }

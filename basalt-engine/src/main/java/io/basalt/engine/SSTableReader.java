@@ -342,6 +342,29 @@ final class SSTableReader {
         } catch (java.io.EOFException e) {
             throw new CorruptFileException(path, offset, "file ends inside a block");
         }
+        return checked(i, raw);
+    }
+
+    /** {@link #readIfCached}'s answer when the block is not all in the OS's memory. */
+    static final int NOT_CACHED = -1;
+
+    /**
+     * {@link #readChecked}, but only if the OS holds the whole block in memory, so that the read
+     * does not wait for the device ({@link Disk.ReadableFile#readIfCached}); {@link #NOT_CACHED}
+     * otherwise. A block read this way is checked as any other.
+     */
+    int readIfCached(int i, ByteBuffer raw) throws IOException {
+        raw.limit(blockSizes[i]);
+        if (!file.readIfCached(raw, blockOffsets[i])) {
+            raw.clear();
+            return NOT_CACHED;
+        }
+        return checked(i, raw);
+    }
+
+    private int checked(int i, ByteBuffer raw) throws IOException {
+        long offset = blockOffsets[i];
+        int onDiskSize = blockSizes[i];
         raw.clear();
         int content = checkTrailer(raw, offset, onDiskSize);
         if (raw.get(onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE) != SSTableLayout.COMPRESSION_NONE) {

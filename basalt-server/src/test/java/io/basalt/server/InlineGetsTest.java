@@ -94,6 +94,29 @@ class InlineGetsTest {
         });
     }
 
+    /**
+     * A block the block cache misses but the OS holds (the file was just written) is read on the
+     * event loop by a read that cannot wait for the disk, where the system has such reads (Linux;
+     * elsewhere the get goes to a worker, as a get that needs the disk does).
+     */
+    @Test
+    void aBlockTheOsHoldsIsReadOnTheEventLoop() throws Exception {
+        withServer(ServerConfig.builder().store(StoreOptions.defaults().withRowCacheSize(0)), (server, client) -> {
+            await(client.admin().createTable(TableDescriptor.of("t", "f")));
+            AsyncTable t = client.table("t");
+            await(t.put(Put.of("r").addColumn("f", "a", "1")));
+            await(client.admin().flush("t"));
+            long misses = await(client.admin().serverStatus()).blockCacheMisses();
+            assertThat(await(t.get(Get.of("r"))).value("f", "a")).isEqualTo("1".getBytes());
+            assertThat(await(client.admin().serverStatus()).blockCacheMisses())
+                    .as("the block was read from the file").isEqualTo(misses + 1);
+            boolean linux = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux");
+            assertThat(counter(server, ANSWERED)).isEqualTo(linux ? 1.0 : 0.0);
+            assertThat(counter(server, HANDED_OFF)).isEqualTo(linux ? 0.0 : 1.0);
+            return null;
+        });
+    }
+
     @Test
     void aRowWiderThanAnAttemptsBlocksIsReadByAWorkerEvenWhenCached() throws Exception {
         // without a row cache, which would answer the second get from memory

@@ -14,9 +14,11 @@ import java.util.function.Supplier;
  * docs/benchmarks.md, {@code ycsb}, seventh session).
  *
  * <p><b>The contract.</b> {@link #attempt} runs a read with this thread marked; a store that
- * implements {@link Capable} then waits for nothing but the short locks of its own structures:
- * where it would read a block from disk, or after it read {@code blocks} blocks from its cache
- * (which bounds how long one attempt holds the event loop, however wide the row), it calls
+ * implements {@link Capable} then waits for nothing but the short locks of its own structures.
+ * It may read a block from a file only by a read that cannot wait for the device (the embedded
+ * store: Linux's {@code preadv2} with {@code RWF_NOWAIT}, which copies what the OS holds in memory
+ * and refuses otherwise). Where it would have to wait for the disk, or after it read {@code blocks}
+ * blocks (which bounds how long one attempt holds the event loop, however wide the row), it calls
  * {@link #beforeBlock} or {@link #beforeDiskRead}, which throw {@link WouldWait} before the store
  * takes anything that would need releasing. The caller then runs the read again where waiting
  * is allowed. Marks do not nest.
