@@ -16,16 +16,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Recently read SSTable data blocks, off-heap in a {@link BufferPool} of the cache's size, evicted
- * by CLOCK: in the order they came in, except that a block read since eviction last passed it
- * goes to the back once more (a second chance).
- *
- * <p><b>Why CLOCK, not LRU.</b> Under LRU every hit moved its block to the head of its list:
- * writes to three list nodes under the shard's lock, on every read, which the other core then had
- * to fetch back. A hit now sets a flag, and only the first time since eviction passed the block.
- * In YCSB's read-only workload the hit rate stayed the same (20.6% against 20.1%, the data set
- * four times the cache) and a cell went from 210.6k to 239.2k gets a second. A block read over
- * and over stays, as under LRU; plain FIFO, also tried (230.6k), would evict it in its turn.
+ * Recently read SSTable data blocks, off-heap in a {@link BufferPool} of the cache's size, least
+ * recently used evicted first.
  *
  * <p><b>Pinning.</b> The cache holds one reference to each cached buffer; every reader that gets a
  * block takes its own ({@link Buffer#retain()}) and gives it back with {@link Block#release()}.
@@ -40,11 +32,11 @@ import java.util.concurrent.atomic.LongAdder;
  * spanned four, and the multi-chunk accessors took a tenth of a read-only run). A 64 KiB block
  * takes four chunks; a 4 KiB block still takes a whole chunk. Each block is charged its chunks, so
  * the bytes the cache holds never exceed the memory it was given. Evicted blocks that readers still pin keep their chunks until released, within the
- * same pool. When the pool has no room, blocks are evicted (CLOCK's order) until it has; a
+ * same pool. When the pool has no room, least recently used blocks are evicted until it has; a
  * block that still cannot be placed (every chunk pinned by readers) is served from the heap,
  * uncached.
  *
- * <p><b>Shards.</b> Every hit takes a lock (when it was LRU's, it also moved the block in a list).
+ * <p><b>Shards.</b> Every hit moves its block to the head of the LRU list, a write under a lock.
  * One lock for the whole cache made readers queue behind each other (YCSB's read-only workload at
  * 8 threads spent a fifth of its samples in the cache); the cache is split into up to
  * {@link #MAX_SHARDS} shards by block, each with its own lock, list and share of the capacity, as
@@ -61,19 +53,9 @@ final class BlockCache implements AutoCloseable {
 
     private record Key(SSTableReader file, int block) {}
 
-    /** A cached block: the cache's reference to it, and whether it was read since eviction last passed it. */
-    private static final class Cached {
-        final Buffer buffer;
-        boolean referenced; // under the shard's lock
-
-        Cached(Buffer buffer) {
-            this.buffer = buffer;
-        }
-    }
-
-    /** One lock's worth of the cache: its blocks in the order eviction passes them, and the bytes they are charged. */
+    /** One lock's worth of the cache: its blocks in LRU order and the bytes they are charged. */
     private static final class Shard {
-        final LinkedHashMap<Key, Cached> blocks = new LinkedHashMap<>(256, 0.75f, false);
+        final LinkedHashMap<Key, Buffer> blocks = new LinkedHashMap<>(256, 0.75f, true);
         final long capacity;
         long bytes;
 
@@ -140,8 +122,8 @@ final class BlockCache implements AutoCloseable {
         Key key = new Key(file, block);
         Shard shard = shardOf(key);
         synchronized (shard) {
-            Cached cached = shard.blocks.get(key);
-            return cached == null ? null : new Block.Pooled(cached.buffer.retain()); // not a use: no mark
+            Buffer cached = shard.blocks.get(key);
+            return cached == null ? null : new Block.Pooled(cached.retain());
         }
     }
 
@@ -151,10 +133,10 @@ final class BlockCache implements AutoCloseable {
         Shard shard = shardOf(key);
         if (pool != null) {
             synchronized (shard) {
-                Cached cached = shard.blocks.get(key);
+                Buffer cached = shard.blocks.get(key);
                 if (cached != null) {
                     hits.increment();
-                    return use(cached);
+                    return new Block.Pooled(cached.retain());
                 }
             }
         }
@@ -191,9 +173,9 @@ final class BlockCache implements AutoCloseable {
             if (closed) {
                 return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
-            Cached raced = shard.blocks.get(key);
+            Buffer raced = shard.blocks.get(key);
             if (raced != null) {
-                return use(raced);
+                return new Block.Pooled(raced.retain());
             }
             // Room first: with every shard at its share the pool is full, and allocating before
             // evicting failed (an exception with its stack trace) on every miss of a full cache.
@@ -204,7 +186,7 @@ final class BlockCache implements AutoCloseable {
                 return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
             buffer.putBytes(0, content, 0, length);
-            shard.blocks.put(key, new Cached(buffer)); // the cache's own reference
+            shard.blocks.put(key, buffer); // the cache's own reference
             shard.bytes += charge;
             return new Block.Pooled(buffer.retain());
         }
@@ -269,12 +251,12 @@ final class BlockCache implements AutoCloseable {
                 content.release();
                 return null; // the caller reads it onto the heap
             }
-            Cached raced = shard.blocks.get(key);
+            Buffer raced = shard.blocks.get(key);
             if (raced != null) {
                 content.release();
-                return use(raced);
+                return new Block.Pooled(raced.retain());
             }
-            shard.blocks.put(key, new Cached(content)); // the cache's own reference: the allocation's
+            shard.blocks.put(key, content); // the cache's own reference: the allocation's
             shard.bytes += charge(content.capacity());
             return new Block.Pooled(content.retain());
         }
@@ -294,55 +276,33 @@ final class BlockCache implements AutoCloseable {
         }
     }
 
-    /** Evicts the shard's blocks in CLOCK's order until it is charged at most {@code limit}. */
+    /** Evicts the shard's least recently used blocks until it is charged at most {@code limit}. */
     private void evictOver(Shard shard, long limit) {
         while (shard.bytes > limit && !shard.blocks.isEmpty()) {
             evictOne(shard);
         }
     }
 
-    /**
-     * Evicts the eldest block not read since eviction last passed it; each block read since then
-     * that it passes on the way goes to the back, its mark cleared (CLOCK's second chance). Ends:
-     * every block it passes over loses its mark, so within one round of the shard it finds one.
-     */
     private void evictOne(Shard shard) {
-        while (true) {
-            Iterator<Map.Entry<Key, Cached>> eldest = shard.blocks.entrySet().iterator();
-            Map.Entry<Key, Cached> e = eldest.next();
-            Cached cached = e.getValue();
-            eldest.remove();
-            if (cached.referenced) {
-                cached.referenced = false;
-                shard.blocks.put(e.getKey(), cached);
-                continue;
-            }
-            evictions.increment();
-            shard.bytes -= charge(cached.buffer.capacity());
-            cached.buffer.release();
-            return;
-        }
-    }
-
-    /** A hit: marks the block read (a write only the first time since eviction passed it) and pins it for the caller. */
-    private static Block use(Cached cached) {
-        if (!cached.referenced) {
-            cached.referenced = true;
-        }
-        return new Block.Pooled(cached.buffer.retain());
+        evictions.increment();
+        Iterator<Map.Entry<Key, Buffer>> eldest = shard.blocks.entrySet().iterator();
+        Buffer buffer = eldest.next().getValue();
+        eldest.remove();
+        shard.bytes -= charge(buffer.capacity());
+        buffer.release();
     }
 
     /** Drops every block of a file that is being closed. */
     void evictFile(SSTableReader file) {
         for (Shard shard : shards) {
             synchronized (shard) {
-                Iterator<Map.Entry<Key, Cached>> it = shard.blocks.entrySet().iterator();
+                Iterator<Map.Entry<Key, Buffer>> it = shard.blocks.entrySet().iterator();
                 while (it.hasNext()) {
-                    Map.Entry<Key, Cached> e = it.next();
+                    Map.Entry<Key, Buffer> e = it.next();
                     if (e.getKey().file() == file) {
                         it.remove();
-                        shard.bytes -= charge(e.getValue().buffer.capacity());
-                        e.getValue().buffer.release();
+                        shard.bytes -= charge(e.getValue().capacity());
+                        e.getValue().release();
                     }
                 }
             }
@@ -402,8 +362,8 @@ final class BlockCache implements AutoCloseable {
         // loop reached its shard has it released here, one after sees the flag and keeps it on the heap.
         for (Shard shard : shards) {
             synchronized (shard) {
-                for (Cached cached : shard.blocks.values()) {
-                    cached.buffer.release();
+                for (Buffer buffer : shard.blocks.values()) {
+                    buffer.release();
                 }
                 shard.blocks.clear();
                 shard.bytes = 0;

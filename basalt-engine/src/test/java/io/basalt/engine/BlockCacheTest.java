@@ -274,40 +274,6 @@ class BlockCacheTest {
         }
     }
 
-    /**
-     * Eviction gives a block read since it last passed a second chance (CLOCK): a block read
-     * again now and then stays while blocks read once stream through, as under LRU, though a hit
-     * only marks the block instead of moving it (under FIFO it would be evicted with the stream).
-     */
-    @Test
-    void aBlockReadAgainStaysWhileBlocksReadOnceStreamThrough() throws Exception {
-        Path path = dir.resolve("default.sst");
-        writeRows(path, FamilyDescriptor.of("f"), 8000);
-        BlockCache four = new BlockCache(4 * BlockCache.CHUNK_SIZE, "four");
-        SSTableReader f = SSTableReader.open(4, path, four);
-        try {
-            assertThat(four.shardCount()).isEqualTo(1);
-            assertThat(f.blockCount()).isGreaterThanOrEqualTo(16);
-            four.get(f, 0).release();
-            four.get(f, 0).release();
-            for (int i = 1; i < f.blockCount(); i++) {
-                four.get(f, i).release();
-                if (i % 2 == 0) {
-                    long misses = four.misses();
-                    four.get(f, 0).release();
-                    assertThat(four.misses()).as("block 0 is still cached after block %d came in", i).isEqualTo(misses);
-                }
-            }
-            assertThat(four.evictions()).isGreaterThanOrEqualTo(f.blockCount() - 5);
-            long misses = four.misses();
-            four.get(f, 1).release();
-            assertThat(four.misses()).as("a block read once left in turn").isEqualTo(misses + 1);
-        } finally {
-            f.release();
-            four.close();
-        }
-    }
-
     @Test
     void hitsServeTheSameBytesWithoutReadingTheFile() throws Exception {
         SSTableReader f = sixBlocks();
