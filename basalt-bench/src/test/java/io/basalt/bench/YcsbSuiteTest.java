@@ -92,13 +92,18 @@ class YcsbSuiteTest {
         assertThat(table).contains("basalt", "1,050", "250", "4.2x", "6-12");
     }
 
+    /** Series lines of one phase, a second per count of operations, 5 files throughout. */
+    private static List<String> series(String impl, String phase, long... ops) {
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < ops.length; i++) {
+            lines.add("series\t" + impl + "\t8\t" + phase + "\t" + (i + 1) + "\t" + ops[i] + "\t5\t1");
+        }
+        return lines;
+    }
+
     @Test
     void aWorkloadsWarmUpSecondsAreShownApartFromItsDrop() {
-        List<String> lines = new java.util.ArrayList<>();
-        long[] ops = {300, 600, 800, 900, 950, 1000, 1020, 600, 1010, 990, 1000, 3};
-        for (int i = 0; i < ops.length; i++) {
-            lines.add("series\tbasalt\t8\tA\t" + (i + 1) + "\t" + ops[i] + "\t5\t1");
-        }
+        List<String> lines = series("basalt", "A", 300, 600, 800, 900, 950, 1000, 1020, 600, 1010, 990, 1000, 3);
         String table = YcsbSuite.Results.parse(lines).steadinessTable(5);
         // measured seconds 6-11: median 1,000, worst 600 (second 8); the warm-up's worst was 300
         assertThat(table).contains("1,000", " 600", "1.7x", " 300 ").doesNotContain("3.2x");
@@ -108,11 +113,7 @@ class YcsbSuiteTest {
 
     @Test
     void theLoadsFirstSecondsAreWarmUpNotAStall() {
-        List<String> lines = new java.util.ArrayList<>();
-        long[] ops = {40, 300, 700, 900, 950, 1000, 1020, 500, 1010, 990, 1000, 3};
-        for (int i = 0; i < ops.length; i++) {
-            lines.add("series\tserver\t8\tload\t" + (i + 1) + "\t" + ops[i] + "\t5\t1");
-        }
+        List<String> lines = series("server", "load", 40, 300, 700, 900, 950, 1000, 1020, 500, 1010, 990, 1000, 3);
         String table = YcsbSuite.Results.parse(lines).steadinessTable(5);
         // seconds 6-11 count: median 1,000, worst 500 (second 8), not the 40 of the first second
         assertThat(table).contains("1,000", "500", "2.0x").doesNotContain("25.0x");
