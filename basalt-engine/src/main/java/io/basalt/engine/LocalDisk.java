@@ -236,30 +236,45 @@ final class LocalDisk implements Disk {
         private final Path path;
         private volatile FileChannel channel;
         private volatile boolean closed;
-        /** A descriptor of its own for {@link NowaitReads}, or -1. */
-        private final int nowaitFd;
+        /**
+         * A descriptor of its own for {@link NowaitReads}, opened by the first such read (only a
+         * server's event loop makes them, so an embedded store never opens one); -1 when it could
+         * not be opened or the reader closed first. Set under this reader's monitor.
+         */
+        private volatile int nowaitFd = NOT_OPENED;
+        private static final int NOT_OPENED = -2;
         /** The reads in {@link #nowaitFd}: the last of them and the close closes it. */
         private final LastUserCloses nowaitUsers = new LastUserCloses();
 
         Reader(Path path) throws IOException {
             this.path = path;
             this.channel = FileChannel.open(path, StandardOpenOption.READ);
-            this.nowaitFd = NowaitReads.open(path);
+        }
+
+        private synchronized int openNowait() {
+            if (nowaitFd == NOT_OPENED) {
+                nowaitFd = closed ? -1 : NowaitReads.open(path);
+            }
+            return nowaitFd;
         }
 
         @Override
         public boolean readIfCached(ByteBuffer into, long position) {
-            if (nowaitFd < 0) {
-                return false;
+            int fd = nowaitFd;
+            if (fd == NOT_OPENED) {
+                if (!NowaitReads.available()) {
+                    return false;
+                }
+                fd = openNowait();
             }
-            if (!nowaitUsers.enter()) {
-                return false; // closed
+            if (fd < 0 || !nowaitUsers.enter()) {
+                return false; // none, or closed
             }
             try {
-                return NowaitReads.readIfCached(nowaitFd, into, position);
+                return NowaitReads.readIfCached(fd, into, position);
             } finally {
                 if (nowaitUsers.exit()) {
-                    NowaitReads.close(nowaitFd);
+                    NowaitReads.close(fd);
                 }
             }
         }
@@ -310,10 +325,10 @@ final class LocalDisk implements Disk {
 
         @Override
         public synchronized void close() throws IOException {
-            if (nowaitFd >= 0 && nowaitUsers.close()) {
+            closed = true; // before the descriptor is looked at: openNowait opens none after this
+            if (nowaitUsers.close() && nowaitFd >= 0) {
                 NowaitReads.close(nowaitFd);
             }
-            closed = true;
             channel.close();
         }
     }

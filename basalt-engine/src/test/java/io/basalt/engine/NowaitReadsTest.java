@@ -68,6 +68,31 @@ class NowaitReadsTest {
         }
     }
 
+    /** Descriptors this process holds open on {@code file} (from /proc/self/fd). */
+    private long descriptorsOn(Path file) throws IOException {
+        Path real = file.toRealPath();
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).equals(real);
+                } catch (IOException e) {
+                    return false; // closed while listed
+                }
+            }).count();
+        }
+    }
+
+    @Test
+    void theDescriptorIsOpenedByTheFirstReadAndClosedWithTheReader() throws IOException {
+        Disk.ReadableFile reader = LocalDisk.INSTANCE.open(file);
+        assertThat(descriptorsOn(file)).as("only the channel's: an embedded store makes no such reads").isEqualTo(1);
+        Files.readAllBytes(file);
+        assertThat(reader.readIfCached(ByteBuffer.allocateDirect(4096), 0)).isTrue();
+        assertThat(descriptorsOn(file)).as("the channel's and the reads' own").isEqualTo(2);
+        reader.close();
+        assertThat(descriptorsOn(file)).isZero();
+    }
+
     @Test
     void refusesAHeapBufferAReadPastTheEndAndAClosedFile() throws IOException {
         Files.readAllBytes(file);
