@@ -239,10 +239,13 @@ final class LocalDisk implements Disk {
         /**
          * A descriptor of its own for {@link NowaitReads}, opened by the first such read (only a
          * server's event loop makes them, so an embedded store never opens one); -1 when it could
-         * not be opened or the reader closed first. Set under this reader's monitor.
+         * not be opened or the reader closed first. Set under {@link #nowaitLock}, not this
+         * reader's monitor, which {@link #close} holds while the channel's close waits for reads
+         * in it: an event loop opening the descriptor must not wait for those.
          */
         private volatile int nowaitFd = NOT_OPENED;
         private static final int NOT_OPENED = -2;
+        private final Object nowaitLock = new Object();
         /** The reads in {@link #nowaitFd}: the last of them and the close closes it. */
         private final LastUserCloses nowaitUsers = new LastUserCloses();
 
@@ -251,11 +254,13 @@ final class LocalDisk implements Disk {
             this.channel = FileChannel.open(path, StandardOpenOption.READ);
         }
 
-        private synchronized int openNowait() {
-            if (nowaitFd == NOT_OPENED) {
-                nowaitFd = closed ? -1 : NowaitReads.open(path);
+        private int openNowait() {
+            synchronized (nowaitLock) {
+                if (nowaitFd == NOT_OPENED) {
+                    nowaitFd = closed ? -1 : NowaitReads.open(path);
+                }
+                return nowaitFd;
             }
-            return nowaitFd;
         }
 
         @Override
@@ -326,8 +331,10 @@ final class LocalDisk implements Disk {
         @Override
         public synchronized void close() throws IOException {
             closed = true; // before the descriptor is looked at: openNowait opens none after this
-            if (nowaitUsers.close() && nowaitFd >= 0) {
-                NowaitReads.close(nowaitFd);
+            synchronized (nowaitLock) { // an open under way finishes first, and is closed here
+                if (nowaitUsers.close() && nowaitFd >= 0) {
+                    NowaitReads.close(nowaitFd);
+                }
             }
             channel.close();
         }

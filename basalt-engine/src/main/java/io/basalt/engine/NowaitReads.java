@@ -31,10 +31,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Everything here is an attempt: a read that cannot be made this way returns "not read", and
  * the caller reads the ordinary way, which reports the errors. Where the system has no
- * {@code preadv2} (not Linux, an old C library) or refuses the flag (a kernel before 5.9 for
- * buffered reads, or a file system without it), {@link #available()} turns false and the
- * ordinary way is all there is. A file read this way is opened a second time, with a descriptor
- * of its own beside its {@code FileChannel}: the JDK gives no access to a channel's descriptor.
+ * {@code preadv2} (not Linux, an old C library) or refuses the flag (a kernel or a file system
+ * without it, or a sandbox that forbids the call), {@link #available()} turns false for the whole
+ * process and the ordinary way is all there is. A file read this way is opened a second time,
+ * with a descriptor of its own beside its {@code FileChannel} (the JDK gives no access to a
+ * channel's descriptor), and with {@code O_NOATIME} where the process may: a read ends by
+ * updating the file's access time when that is older than its change time (relatime), which can
+ * wait on the file system's journal, and the first read of every new SSTable would.
  */
 final class NowaitReads {
 
@@ -42,6 +45,8 @@ final class NowaitReads {
 
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000; // Linux, x86-64 and aarch64
+    private static final int O_NOATIME = 0x40000; // the same on both
+    private static final int EPERM = 1;
     private static final int RWF_NOWAIT = 0x8;
     private static final int EINVAL = 22;
     private static final int ENOSYS = 38;
@@ -119,7 +124,12 @@ final class NowaitReads {
             return -1;
         }
         try (Arena arena = Arena.ofConfined()) {
-            return (int) OPEN.invokeExact(arena.allocateFrom(path.toString()), O_RDONLY | O_CLOEXEC, 0);
+            MemorySegment name = arena.allocateFrom(path.toString());
+            int fd = (int) OPEN.invokeExact(name, O_RDONLY | O_CLOEXEC | O_NOATIME, 0);
+            if (fd < 0) { // O_NOATIME is refused (EPERM) on a file another user owns: without it, then
+                fd = (int) OPEN.invokeExact(name, O_RDONLY | O_CLOEXEC, 0);
+            }
+            return fd;
         } catch (Throwable t) {
             return -1;
         }
@@ -158,6 +168,8 @@ final class NowaitReads {
             read = (long) PREADV2.invokeExact(state, fd, scratch, 1, position, RWF_NOWAIT);
         } catch (Throwable t) {
             return false;
+        } finally {
+            java.lang.ref.Reference.reachabilityFence(into); // the call had only its address
         }
         if (read == length) {
             into.position(into.limit());
@@ -165,10 +177,10 @@ final class NowaitReads {
         }
         if (read < 0) {
             int errno = (int) ERRNO.get(state, 0L);
-            // EAGAIN: not all in memory. EOPNOTSUPP, EINVAL, ENOSYS: this kernel or file system
-            // takes no RWF_NOWAIT, so stop trying (a refused attempt costs a system call on every
-            // miss). Anything else (EIO, say) is the ordinary read's to report.
-            if ((errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS) && available) {
+            // EAGAIN: not all in memory. EOPNOTSUPP, EINVAL, ENOSYS, EPERM: this kernel, file
+            // system or sandbox takes no RWF_NOWAIT, so stop trying (a refused attempt costs a
+            // system call on every miss). Anything else (EIO, say) is the ordinary read's to report.
+            if ((errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS || errno == EPERM) && available) {
                 available = false;
                 LOG.info("Reads that do not wait for the disk were refused (errno {}); a server's event loop now"
                         + " hands every block-cache miss to a worker", errno);
