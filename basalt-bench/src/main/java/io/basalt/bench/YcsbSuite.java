@@ -294,8 +294,8 @@ final class YcsbSuite {
                     warming = whole.subList(0, skip);
                     whole = whole.subList(skip, whole.size());
                 }
-                String warmingWorst = warming.stream().mapToLong(p -> Long.parseLong(p[5])).min()
-                        .stream().mapToObj(w -> String.format(Locale.ROOT, "%,d", w)).findFirst().orElse("-");
+                java.util.OptionalLong warmed = warming.stream().mapToLong(p -> Long.parseLong(p[5])).min();
+                String warmingWorst = warmed.isPresent() ? String.format(Locale.ROOT, "%,d", warmed.getAsLong()) : "-";
                 long[] ops = whole.stream().mapToLong(p -> Long.parseLong(p[5])).sorted().toArray();
                 long median = ops[ops.length / 2];
                 long worst = ops[0];

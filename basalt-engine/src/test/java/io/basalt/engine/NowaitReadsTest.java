@@ -99,6 +99,29 @@ class NowaitReadsTest {
         assertThat(descriptorsOn(file)).isZero();
     }
 
+    /**
+     * The descriptor is opened with {@code O_NOATIME}: under relatime an ordinary read of a file
+     * whose access time is older than its change time updates it (an inode write that can wait on
+     * the journal); these reads must leave it.
+     */
+    @Test
+    void theReadsLeaveTheAccessTime() throws IOException {
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(file).toMillis() - 86_400_000L);
+        Files.setAttribute(file, "lastAccessTime", old);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ch.read(ByteBuffer.allocate(4096), 0); // an ordinary read, to see whether this mount updates it
+        }
+        assumeTrue(!Files.getAttribute(file, "lastAccessTime").equals(old),
+                "this file system does not update access times (noatime): nothing to keep");
+        Files.setAttribute(file, "lastAccessTime", old);
+        try (Disk.ReadableFile reader = LocalDisk.INSTANCE.open(file)) {
+            assertThat(reader.readIfCached(ByteBuffer.allocateDirect(4096), 0)).isTrue();
+        }
+        assertThat(Files.getAttribute(file, "lastAccessTime")).as("access time after a read that does not wait")
+                .isEqualTo(old);
+    }
+
     @Test
     void refusesAHeapBufferAReadPastTheEndAndAClosedFile() throws IOException {
         Files.readAllBytes(file);
