@@ -33,12 +33,16 @@ import java.util.Objects;
  * @param rowCacheSize bytes of whole rows, as gets returned them, kept on the heap so that a hot
  *     row is answered without merging its versions again (default {@link #DEFAULT_ROW_CACHE_SIZE});
  *     memory beside the block cache, as RocksDB's {@code row_cache}; 0 turns it off
+ * @param readCompactionBytes read-triggered compaction: every get that finds its row in more than
+ *     one file of a family is charged one read per extra file, and once a region's charges pass
+ *     its files' bytes divided by this, the region's families are merged into one file each (default
+ *     {@link #DEFAULT_READ_COMPACTION_BYTES}); 0 turns it off
  */
 public record StoreOptions(Durability durability, Duration asyncSyncInterval, long memtableFlushSize,
                            long walSegmentSize, long blockCacheSize, WalCorruptionPolicy walCorruption,
                            int compactionTrigger, int writeStallFiles, long maxWalSize, long memtableMemoryLimit,
                            int backgroundRetries, Duration backgroundRetryBackoff, long regionSplitSize,
-                           long rowCacheSize) {
+                           long rowCacheSize, long readCompactionBytes) {
 
     /** What opening a store does when a log record before the end fails its checksum. */
     public enum WalCorruptionPolicy {
@@ -60,6 +64,14 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
      * most gets ask for (see {@code docs/benchmarks.md}, "ycsb").
      */
     public static final long DEFAULT_ROW_CACHE_SIZE = 32L << 20;
+
+    /**
+     * The default {@link #readCompactionBytes}, 512: by measurement on the reference machine, an
+     * extra file a get reads costs about what compacting 600 bytes does, so a region is merged once
+     * its gets have spent on extra files about what merging it costs (see {@code
+     * docs/architecture.md}, "Read-triggered compaction").
+     */
+    public static final long DEFAULT_READ_COMPACTION_BYTES = 512;
 
     public StoreOptions {
         Objects.requireNonNull(durability, "durability");
@@ -101,6 +113,9 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
         if (rowCacheSize < 0) {
             throw new IllegalArgumentException("rowCacheSize " + rowCacheSize + " is negative");
         }
+        if (readCompactionBytes < 0) {
+            throw new IllegalArgumentException("readCompactionBytes " + readCompactionBytes + " is negative");
+        }
         Objects.requireNonNull(backgroundRetryBackoff, "backgroundRetryBackoff");
         if (backgroundRetryBackoff.isNegative() || backgroundRetryBackoff.isZero()) {
             throw new IllegalArgumentException("backgroundRetryBackoff must be positive, not " + backgroundRetryBackoff);
@@ -115,13 +130,13 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
     public static StoreOptions defaults() {
         return new StoreOptions(Durability.SYNC, Duration.ofSeconds(1), 64L << 20, 64L << 20, 256L << 20,
                 WalCorruptionPolicy.REFUSE, 4, 20, 1L << 30, defaultMemtableMemoryLimit(64L << 20), 5,
-                Duration.ofSeconds(1), DEFAULT_REGION_SPLIT_SIZE, DEFAULT_ROW_CACHE_SIZE);
+                Duration.ofSeconds(1), DEFAULT_REGION_SPLIT_SIZE, DEFAULT_ROW_CACHE_SIZE, DEFAULT_READ_COMPACTION_BYTES);
     }
 
     public StoreOptions withDurability(Durability value) {
         return new StoreOptions(value, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     /** Sets the flush size, raising {@link #memtableMemoryLimit} to twice it when it was lower. */
@@ -129,63 +144,70 @@ public record StoreOptions(Durability durability, Duration asyncSyncInterval, lo
         return new StoreOptions(durability, asyncSyncInterval, bytes, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize,
                 Math.max(memtableMemoryLimit, 2 * bytes), backgroundRetries, backgroundRetryBackoff, regionSplitSize,
-                rowCacheSize);
+                rowCacheSize, readCompactionBytes);
     }
 
     /** Sets the segment size, raising {@link #maxWalSize} to it when it was lower. */
     public StoreOptions withWalSegmentSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, bytes, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, Math.max(maxWalSize, bytes), memtableMemoryLimit,
-                backgroundRetries, backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetries, backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withBlockCacheSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, bytes,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withWalCorruption(WalCorruptionPolicy policy) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 policy, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withCompaction(int trigger, int stallFiles) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, trigger, stallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withMaxWalSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, bytes, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withMemtableMemoryLimit(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, bytes, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, rowCacheSize);
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     public StoreOptions withBackgroundRetries(int retries, Duration firstBackoff) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, retries,
-                firstBackoff, regionSplitSize, rowCacheSize);
+                firstBackoff, regionSplitSize, rowCacheSize, readCompactionBytes);
     }
 
     /** Sets the size past which a region splits; 0 turns automatic splits off. */
     public StoreOptions withRegionSplitSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, bytes, rowCacheSize);
+                backgroundRetryBackoff, bytes, rowCacheSize, readCompactionBytes);
     }
 
     /** Sets the bytes of the row cache; 0 turns it off. */
     public StoreOptions withRowCacheSize(long bytes) {
         return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
                 walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
-                backgroundRetryBackoff, regionSplitSize, bytes);
+                backgroundRetryBackoff, regionSplitSize, bytes, readCompactionBytes);
+    }
+
+    /** Sets the bytes of a region's files one extra file read is charged against; 0 turns read-triggered compaction off. */
+    public StoreOptions withReadCompactionBytes(long bytes) {
+        return new StoreOptions(durability, asyncSyncInterval, memtableFlushSize, walSegmentSize, blockCacheSize,
+                walCorruption, compactionTrigger, writeStallFiles, maxWalSize, memtableMemoryLimit, backgroundRetries,
+                backgroundRetryBackoff, regionSplitSize, rowCacheSize, bytes);
     }
 }

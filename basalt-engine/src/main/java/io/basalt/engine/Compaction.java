@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * write amplification to about log(total/flush size) rewrites of each cell, against leveled
  * compaction's ~10 rewrites per level, at the cost of more files per read, which the bloom
  * filters and the file-count stall bound. Write-heavy wide-column workloads (HBase's default
- * exploring policy is also size-based) favour that trade.
+ * exploring policy is also size-based) favour that trade. Where reads pay for it, because rows
+ * updated since the last merge are spread over several files, the gets' own charges start a merge
+ * of every file ({@link Region#chargeExtraReads}).
  */
 final class Compaction {
 

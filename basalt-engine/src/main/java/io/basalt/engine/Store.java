@@ -1074,6 +1074,49 @@ final class Store implements Closeable {
         }
     }
 
+    /**
+     * Queues a read-triggered compaction of {@code region} on the compactor thread: gets have read
+     * enough extra files of it ({@link Region#chargeExtraReads}) that merging each family's files
+     * into one costs less than going on reading them. Once queued, no other is until it finished.
+     */
+    void requestReadCompaction(Region region) {
+        if (region.readCompactionQueued.compareAndSet(false, true)) {
+            submitReadCompaction(region, 0);
+        }
+    }
+
+    private void submitReadCompaction(Region region, int attempt) {
+        try {
+            compactor.schedule(() -> {
+                try {
+                    compact(region, Kind.READS);
+                    region.compactionFailures = 0;
+                    region.extraFileReads.reset(); // the region's files were merged: start counting again
+                    region.readCompactionQueued.set(false);
+                } catch (IOException | RuntimeException e) {
+                    region.readCompactionQueued.set(false); // a retry queues again; giving up frees the flag
+                    retry("read-triggered compaction of table " + region.label(), region, ++region.compactionFailures,
+                            e, next -> {
+                                region.readCompactionQueued.set(true);
+                                submitReadCompaction(region, next);
+                            });
+                }
+            }, attempt == 0 ? 0 : backoffMillis(attempt), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            region.readCompactionQueued.set(false);
+        }
+    }
+
+    /** What a compaction of a region merges, family by family. */
+    enum Kind {
+        /** A tier of files of similar size, if one has formed ({@link Compaction#select}). */
+        TIERS,
+        /** Every file of each family that has more than one: gets read too many of them. */
+        READS,
+        /** Every file of each family, even a lone one, dropping all that no reader can see. */
+        MAJOR
+    }
+
     /** Flushes the region, then compacts every family of it into one file, on the compactor thread. */
     CompletableFuture<Void> compactAsync(Region region) {
         return flushAsync(region).thenCompose(flushed -> onCompactor(() -> {
@@ -1087,6 +1130,11 @@ final class Store implements Closeable {
      * with more than one file or any droppable data) into one file.
      */
     void compact(Region region, boolean major) throws IOException {
+        compact(region, major ? Kind.MAJOR : Kind.TIERS);
+    }
+
+    private void compact(Region region, Kind kind) throws IOException {
+        boolean major = kind == Kind.MAJOR;
         synchronized (region.compactionLock) {
             for (FamilyDescriptor family : region.descriptor().families()) {
                 if (region.isDropped()) {
@@ -1094,7 +1142,11 @@ final class Store implements Closeable {
                 }
                 checkWritable();
                 List<SSTableReader> files = region.view().files().get(family.name());
-                List<SSTableReader> inputs = major ? files : Compaction.select(files, options.compactionTrigger());
+                List<SSTableReader> inputs = switch (kind) {
+                    case MAJOR -> files;
+                    case READS -> files.size() > 1 ? files : List.of();
+                    case TIERS -> Compaction.select(files, options.compactionTrigger());
+                };
                 if (inputs.isEmpty() || (major && files.isEmpty())) {
                     continue;
                 }
@@ -1109,7 +1161,11 @@ final class Store implements Closeable {
                     compactedBytes.addAndGet(wrote);
                     compactionReadBytes.addAndGet(read);
                     LOG.info("Compacted table {} family {}{}: {} file(s) of {} bytes into {} bytes in {} ms",
-                            region.label(), family.name(), major ? " (major)" : "", inputs.size(), read, wrote,
+                            region.label(), family.name(), switch (kind) {
+                                case MAJOR -> " (major)";
+                                case READS -> " (read-triggered)";
+                                case TIERS -> "";
+                            }, inputs.size(), read, wrote,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
                 } finally {
                     long took = System.nanoTime() - started;
@@ -1355,7 +1411,8 @@ final class Store implements Closeable {
         return onCompactor(() -> merge(first, second));
     }
 
-    private <T> CompletableFuture<T> onCompactor(EmbeddedConnection.IoSupplier<T> task) {
+    /** Runs {@code task} on the compactor thread, after everything queued there before it (tests wait for it so). */
+    <T> CompletableFuture<T> onCompactor(EmbeddedConnection.IoSupplier<T> task) {
         CompletableFuture<T> done = new CompletableFuture<>();
         try {
             compactor.execute(() -> {

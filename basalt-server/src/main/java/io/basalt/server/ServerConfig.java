@@ -86,7 +86,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
             "rowCacheSize", "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
-            "compactionTrigger", "writeStallFiles", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
+            "compactionTrigger", "writeStallFiles", "readCompactionBytes", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
             "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
             "tlsClientAuth", "tlsReloadSeconds", "insecure", "auth", "superusers", "authMaxFailures",
             "authFailureWindowSeconds", "aclRefreshSeconds");
@@ -429,6 +429,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("regionSplitSize", Long.toString(store.regionSplitSize()));
         m.put("compactionTrigger", Integer.toString(store.compactionTrigger()));
         m.put("writeStallFiles", Integer.toString(store.writeStallFiles()));
+        m.put("readCompactionBytes", Long.toString(store.readCompactionBytes()));
         m.put("httpPort", Integer.toString(httpPort));
         m.put("slowRequestMillis", Long.toString(slowRequest.toMillis()));
         m.put("metricsMaxTables", Integer.toString(metricsMaxTables));
@@ -509,7 +510,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * tlsClientAuth, tlsReloadSeconds, insecure, auth, superusers, authMaxFailures,
      * authFailureWindowSeconds, aclRefreshSeconds}, and the store's {@code memtableFlushSize, walSegmentSize,
      * blockCacheSize, rowCacheSize, maxWalSize, memtableMemoryLimit, backgroundRetries,
-     * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles} (see {@link StoreOptions}). Keys under
+     * backgroundRetryBackoffMillis, regionSplitSize, compactionTrigger, writeStallFiles, readCompactionBytes} (see {@link StoreOptions}). Keys under
      * {@code cluster.} are cluster mode's (read by the node, see docs/cluster.md) and skipped here.
      *
      * @throws IllegalArgumentException naming the file and the key, for an unknown key or a bad value
@@ -637,6 +638,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "regionSplitSize" -> store(store.withRegionSplitSize(Long.parseLong(v)));
                 case "compactionTrigger" -> store(store.withCompaction(Integer.parseInt(v), store.writeStallFiles()));
                 case "writeStallFiles" -> store(store.withCompaction(store.compactionTrigger(), Integer.parseInt(v)));
+                case "readCompactionBytes" -> store(store.withReadCompactionBytes(Long.parseLong(v)));
                 case "httpPort" -> httpPort(Integer.parseInt(v));
                 case "slowRequestMillis" -> slowRequest(Duration.ofMillis(Long.parseLong(v)));
                 case "metricsMaxTables" -> metricsMaxTables(Integer.parseInt(v));

@@ -141,6 +141,7 @@ class ServerConfigTest {
                 regionSplitSize = 0
                 compactionTrigger = 30
                 writeStallFiles = 40
+                readCompactionBytes = 2048
                 maxConnections = 7
                 """);
         assertThat(c.store().durability()).isEqualTo(Durability.ASYNC);
@@ -148,6 +149,7 @@ class ServerConfigTest {
         assertThat(c.store().walSegmentSize()).isEqualTo(2 << 20);
         assertThat(c.store().blockCacheSize()).isZero();
         assertThat(c.store().rowCacheSize()).isEqualTo(65536);
+        assertThat(c.store().readCompactionBytes()).isEqualTo(2048);
         assertThat(c.store().maxWalSize()).isEqualTo(8 << 20);
         assertThat(c.store().memtableMemoryLimit()).isEqualTo(4 << 20);
         assertThat(c.store().backgroundRetries()).isEqualTo(2);

@@ -24,8 +24,8 @@ import java.util.TreeSet;
  *     the family default
  * @param store the embedded store's options, or {@code null} for a {@code basalt://} URI (the
  *     {@code basalt.durability}, {@code .blockcachesize}, {@code .memtableflushsize},
- *     {@code .memtablememorylimit}, {@code .compactiontrigger} and {@code .writestallfiles}
- *     properties set them; the store's defaults otherwise)
+ *     {@code .memtablememorylimit}, {@code .compactiontrigger}, {@code .writestallfiles} and
+ *     {@code .readcompactionbytes} properties set them; the store's defaults otherwise)
  * @param timeoutMillis how long one operation may take before it counts as failed (default 60 s)
  * @param connections connections to a {@code basalt://} server, which the binding's threads share
  *     (default 2): a server serves each connection on one of its event loops, and a server on two
@@ -52,16 +52,17 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String MEMTABLE_MEMORY_LIMIT = "basalt.memtablememorylimit";
     public static final String COMPACTION_TRIGGER = "basalt.compactiontrigger";
     public static final String WRITE_STALL_FILES = "basalt.writestallfiles";
+    public static final String READ_COMPACTION_BYTES = "basalt.readcompactionbytes";
     public static final String TIMEOUT = "basalt.timeout";
     public static final String CONNECTIONS = "basalt.connections";
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
             BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
-            WRITE_STALL_FILES, TIMEOUT, CONNECTIONS);
+            WRITE_STALL_FILES, READ_COMPACTION_BYTES, TIMEOUT, CONNECTIONS);
     /** Keys that configure an embedded store; a server has its own configuration file. */
     private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
-            MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES);
+            MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES, READ_COMPACTION_BYTES);
 
     /**
      * Reads the properties YCSB passes to every DB instance.
@@ -128,10 +129,10 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
                 store = new StoreOptions(store.durability(), store.asyncSyncInterval(), flush, store.walSegmentSize(),
                         store.blockCacheSize(), store.walCorruption(), trigger, stall, store.maxWalSize(), limit,
                         store.backgroundRetries(), store.backgroundRetryBackoff(), store.regionSplitSize(),
-                        store.rowCacheSize());
+                        store.rowCacheSize(), number(p, READ_COMPACTION_BYTES, store.readCompactionBytes()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(MEMTABLE_FLUSH_SIZE + "/" + MEMTABLE_MEMORY_LIMIT + "/"
-                        + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + ": " + e.getMessage(), e);
+                        + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + "/" + READ_COMPACTION_BYTES + ": " + e.getMessage(), e);
             }
         }
         long writeBuffer = number(p, WRITE_BUFFER_SIZE, BufferedMutator.DEFAULT_WRITE_BUFFER_SIZE);

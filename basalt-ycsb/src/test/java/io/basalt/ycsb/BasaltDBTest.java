@@ -265,8 +265,11 @@ class BasaltDBTest {
         BindingOptions options = BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
                 BindingOptions.DURABILITY, "async", BindingOptions.BLOCK_CACHE_SIZE, "1048576",
                 BindingOptions.ROW_CACHE_SIZE, "2097152", BindingOptions.MEMTABLE_FLUSH_SIZE, "4194304", BindingOptions.MEMTABLE_MEMORY_LIMIT, "8388608",
-                BindingOptions.HBASE_FAMILY, "cf"));
+                BindingOptions.READ_COMPACTION_BYTES, "0", BindingOptions.HBASE_FAMILY, "cf"));
         assertThat(options.store().durability()).isEqualTo(io.basalt.client.Durability.ASYNC);
+        assertThat(options.store().readCompactionBytes()).isZero();
+        assertThat(BindingOptions.from(props(BindingOptions.URI, "/tmp/x")).store().readCompactionBytes())
+                .isEqualTo(io.basalt.client.StoreOptions.DEFAULT_READ_COMPACTION_BYTES);
         assertThat(options.store().blockCacheSize()).isEqualTo(1 << 20);
         assertThat(options.store().rowCacheSize()).isEqualTo(2 << 20);
         assertThat(options.store().memtableFlushSize()).isEqualTo(4 << 20);
