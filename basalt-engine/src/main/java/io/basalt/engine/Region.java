@@ -946,10 +946,8 @@ final class Region {
             return;
         }
         long bytes = 0;
-        for (List<SSTableReader> family : v.files().values()) {
-            for (SSTableReader file : family) {
-                bytes += file.fileSize();
-            }
+        for (SSTableReader file : v.allFiles()) {
+            bytes += file.bytesIn(start, end); // a file a split shared counts only this region's part
         }
         if (extraFileReads.sum() > bytes / perRead) {
             store.requestReadCompaction(this);

@@ -1080,26 +1080,29 @@ final class Store implements Closeable {
      * into one costs less than going on reading them. Once queued, no other is until it finished.
      */
     void requestReadCompaction(Region region) {
-        if (region.readCompactionQueued.compareAndSet(false, true)) {
+        if (readOnly == null && region.readCompactionQueued.compareAndSet(false, true)) {
             submitReadCompaction(region, 0);
         }
     }
 
+    /** Runs (or retries) a queued read-triggered compaction; the region's flag stays set until no retry follows. */
     private void submitReadCompaction(Region region, int attempt) {
         try {
             compactor.schedule(() -> {
+                boolean[] retrying = {false};
                 try {
-                    compact(region, Kind.READS);
+                    compact(region, Kind.READS); // resets the region's charges once every family has one file
                     region.compactionFailures = 0;
-                    region.extraFileReads.reset(); // the region's files were merged: start counting again
-                    region.readCompactionQueued.set(false);
                 } catch (IOException | RuntimeException e) {
-                    region.readCompactionQueued.set(false); // a retry queues again; giving up frees the flag
                     retry("read-triggered compaction of table " + region.label(), region, ++region.compactionFailures,
                             e, next -> {
-                                region.readCompactionQueued.set(true);
+                                retrying[0] = true;
                                 submitReadCompaction(region, next);
                             });
+                } finally { // an Error too: the flag must not stay set with nothing queued
+                    if (!retrying[0]) {
+                        region.readCompactionQueued.set(false);
+                    }
                 }
             }, attempt == 0 ? 0 : backoffMillis(attempt), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
@@ -1175,6 +1178,9 @@ final class Store implements Closeable {
                     longestCompaction.accumulateAndGet(took, Math::max);
                 }
             }
+        }
+        if (region.view().files().values().stream().allMatch(files -> files.size() <= 1)) {
+            region.extraFileReads.reset(); // whatever merged them, gets read one file per family now
         }
         requestSplitIfLarge(region);
         synchronized (room) {

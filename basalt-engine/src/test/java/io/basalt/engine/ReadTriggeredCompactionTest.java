@@ -73,8 +73,9 @@ class ReadTriggeredCompactionTest {
         }
     }
 
+    /** What the budget divides: the region's part of its files. */
     private static long fileBytes(Connection c) {
-        return region(c).view().files().get("f").stream().mapToLong(SSTableReader::fileSize).sum();
+        return region(c).sizeBytes();
     }
 
     @Test
@@ -107,6 +108,23 @@ class ReadTriggeredCompactionTest {
             }
             assertThat(await(c.table("t").get(Get.of("s"))).value("f", "q")).asString().isEqualTo("alone");
             assertThat(region(c).extraFileReads.sum()).as("one file: no extra reads").isEqualTo(afterMerge);
+        }
+    }
+
+    @Test
+    void aMergeOfAnyKindStartsTheCountAgain() throws Exception {
+        try (Connection c = new EmbeddedConnection(Store.open(dir, options(1), System::currentTimeMillis,
+                new StripedRegionLocks()))) {
+            threeFiles(c);
+            for (int i = 0; i < 10; i++) {
+                getR(c);
+            }
+            assertThat(region(c).extraFileReads.sum()).isEqualTo(20);
+            await(c.admin().compact("t"));
+            assertThat(files(c)).isEqualTo(1);
+            assertThat(region(c).extraFileReads.sum()).as("charges for files that are gone").isZero();
+            getR(c);
+            assertThat(region(c).extraFileReads.sum()).isZero();
         }
     }
 
