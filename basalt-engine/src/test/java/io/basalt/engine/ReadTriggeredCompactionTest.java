@@ -31,6 +31,11 @@ class ReadTriggeredCompactionTest {
                 .withReadCompactionBytes(readCompactionBytes);
     }
 
+    private Connection open(long readCompactionBytes) throws Exception {
+        return new EmbeddedConnection(Store.open(dir, options(readCompactionBytes), System::currentTimeMillis,
+                new StripedRegionLocks()));
+    }
+
     private static <T> T await(CompletableFuture<T> f) throws Exception {
         return f.get(30, TimeUnit.SECONDS);
     }
@@ -80,8 +85,7 @@ class ReadTriggeredCompactionTest {
 
     @Test
     void getsOfARowSpreadOverFilesMergeThemOnceTheyPaidForIt() throws Exception {
-        try (Connection c = new EmbeddedConnection(Store.open(dir, options(1), System::currentTimeMillis,
-                new StripedRegionLocks()))) {
+        try (Connection c = open(1)) {
             threeFiles(c);
             // Budget: the files' bytes divided by 1 byte per read, each get of r reading two extra files.
             long budget = fileBytes(c);
@@ -113,8 +117,7 @@ class ReadTriggeredCompactionTest {
 
     @Test
     void aMergeOfAnyKindStartsTheCountAgain() throws Exception {
-        try (Connection c = new EmbeddedConnection(Store.open(dir, options(1), System::currentTimeMillis,
-                new StripedRegionLocks()))) {
+        try (Connection c = open(1)) {
             threeFiles(c);
             for (int i = 0; i < 10; i++) {
                 getR(c);
@@ -130,8 +133,7 @@ class ReadTriggeredCompactionTest {
 
     @Test
     void zeroTurnsItOff() throws Exception {
-        try (Connection c = new EmbeddedConnection(Store.open(dir, options(0), System::currentTimeMillis,
-                new StripedRegionLocks()))) {
+        try (Connection c = open(0)) {
             threeFiles(c);
             for (int i = 0; i < 5_000; i++) {
                 getR(c);
@@ -144,8 +146,7 @@ class ReadTriggeredCompactionTest {
 
     @Test
     void aRowInOneFileIsNeverCharged() throws Exception {
-        try (Connection c = new EmbeddedConnection(Store.open(dir, options(Long.MAX_VALUE),
-                System::currentTimeMillis, new StripedRegionLocks()))) {
+        try (Connection c = open(Long.MAX_VALUE)) {
             threeFiles(c);
             for (int i = 0; i < 5_000; i++) {
                 assertThat(await(c.table("t").get(Get.of("s"))).value("f", "q")).asString().isEqualTo("alone");
