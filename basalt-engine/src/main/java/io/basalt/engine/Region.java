@@ -859,7 +859,7 @@ final class Region {
                 filter.finishRow(cells);
             }
             if (extraFiles > 0) { // charged once read: an event loop's attempt that must wait is read again
-                chargeExtraReads(captured, extraFiles);
+                chargeExtraReads(extraFiles);
             }
             if (cacheFamilies >= 0) {
                 RowCache cache = store.rowCache();
@@ -936,7 +936,7 @@ final class Region {
      * <p>The sum is taken on about one charged get in 64, so the common get adds one counter
      * increment and nothing else.
      */
-    private void chargeExtraReads(View v, int extra) {
+    private void chargeExtraReads(int extra) {
         long perRead = store.options().readCompactionBytes();
         if (perRead == 0) {
             return;
@@ -945,11 +945,7 @@ final class Region {
         if (java.util.concurrent.ThreadLocalRandom.current().nextInt(64) != 0 || readCompactionQueued.get()) {
             return;
         }
-        long bytes = 0;
-        for (SSTableReader file : v.allFiles()) {
-            bytes += file.bytesIn(start, end); // a file a split shared counts only this region's part
-        }
-        if (extraFileReads.sum() > bytes / perRead) {
+        if (extraFileReads.sum() > sizeBytes() / perRead) { // of a file a split shared, only this region's part
             store.requestReadCompaction(this);
         }
     }

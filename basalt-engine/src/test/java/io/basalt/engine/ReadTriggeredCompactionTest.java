@@ -31,9 +31,23 @@ class ReadTriggeredCompactionTest {
                 .withReadCompactionBytes(readCompactionBytes);
     }
 
+    private final FaultyDisk disk = new FaultyDisk();
+
     private Connection open(long readCompactionBytes) throws Exception {
-        return new EmbeddedConnection(Store.open(dir, options(readCompactionBytes), System::currentTimeMillis,
-                new StripedRegionLocks()));
+        return new EmbeddedConnection(Store.open(dir, options(readCompactionBytes)
+                .withBackgroundRetries(3, java.time.Duration.ofMillis(10)), System::currentTimeMillis,
+                new StripedRegionLocks(), disk));
+    }
+
+    /** Gets of r, a bounded number, until the region is down to one file. */
+    private static void getUntilMerged(Connection c) throws Exception {
+        for (int i = 0; i < 50_000 && files(c) > 1; i++) {
+            getR(c);
+            if (i % 1_000 == 999) {
+                drainCompactor(c);
+            }
+        }
+        drainCompactor(c);
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
@@ -96,13 +110,7 @@ class ReadTriggeredCompactionTest {
             drainCompactor(c);
             assertThat(region(c).extraFileReads.sum()).isEqualTo(2 * below);
             assertThat(files(c)).as("the reads have not yet paid for the merge").isEqualTo(3);
-            for (int i = 0; i < 50_000 && files(c) > 1; i++) {
-                getR(c);
-                if (i % 1_000 == 999) {
-                    drainCompactor(c);
-                }
-            }
-            drainCompactor(c);
+            getUntilMerged(c);
             assertThat(files(c)).as("merged once the charges passed the budget").isEqualTo(1);
             long afterMerge = region(c).extraFileReads.sum();
             assertThat(afterMerge).as("counted afresh after the merge (but for the get that read the old files as it committed)")
@@ -128,6 +136,33 @@ class ReadTriggeredCompactionTest {
             assertThat(region(c).extraFileReads.sum()).as("charges for files that are gone").isZero();
             getR(c);
             assertThat(region(c).extraFileReads.sum()).isZero();
+        }
+    }
+
+    @Test
+    void aMergeThatFailsIsRetriedAndLosesNothing() throws Exception {
+        try (Connection c = open(1)) {
+            threeFiles(c);
+            disk.failNext(FaultyDisk.Place.COMPACTION, FaultyDisk.Fault.IO_ERROR);
+            getUntilMerged(c);
+            assertThat(disk.injected(FaultyDisk.Place.COMPACTION)).isEqualTo(1);
+            assertThat(files(c)).as("merged after the failure").isEqualTo(1);
+            getR(c);
+            await(c.table("t").put(Put.of("s").addColumn("f", "q", "still writable")));
+            assertThat(region(c).readCompactionQueued.get()).isFalse();
+        }
+    }
+
+    @Test
+    void anErrorInAMergeLetsTheNextOneBeQueued() throws Exception {
+        try (Connection c = open(1)) {
+            threeFiles(c);
+            disk.failNext(FaultyDisk.Place.COMPACTION, FaultyDisk.Fault.ERROR);
+            getUntilMerged(c);
+            assertThat(disk.injected(FaultyDisk.Place.COMPACTION)).isEqualTo(1);
+            assertThat(files(c)).as("a later request merged them: the Error did not leave the region's flag set")
+                    .isEqualTo(1);
+            getR(c);
         }
     }
 
