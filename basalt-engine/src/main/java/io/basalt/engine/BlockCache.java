@@ -26,11 +26,11 @@ import java.util.concurrent.atomic.LongAdder;
  * exactly once). Reading a cached block costs a plain field read per access on top of the bounds
  * check (see {@code io.basalt.buffer.Buffer} and the {@code refcount} benchmark).
  *
- * <p><b>Size.</b> The pool holds the cache's capacity in 16 KiB chunks, the default block size:
+ * <p><b>Size.</b> The pool holds the cache's capacity in chunks of the default block size (8 KiB):
  * SSTable blocks are cut before their content passes the family's block size, so a default block
- * is one chunk, a single-segment buffer (the fast shape to read; with 4 KiB chunks a default block
- * spanned four, and the multi-chunk accessors took a tenth of a read-only run). A 64 KiB block
- * takes four chunks; a 4 KiB block still takes a whole chunk. Each block is charged its chunks, so
+ * is one chunk, a single-segment buffer (the fast shape to read; when chunks were a quarter of the
+ * default block, a block spanned four, and the multi-chunk accessors took a tenth of a read-only
+ * run). A 64 KiB block takes eight chunks; a 4 KiB block still takes a whole chunk. Each block is charged its chunks, so
  * the bytes the cache holds never exceed the memory it was given. Evicted blocks that readers still pin keep their chunks until released, within the
  * same pool. When the pool has no room, least recently used blocks are evicted until it has; a
  * block that still cannot be placed (every chunk pinned by readers) is served from the heap,
@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class BlockCache implements AutoCloseable {
 
-    static final int CHUNK_SIZE = 16 * 1024;
+    static final int CHUNK_SIZE = io.basalt.client.FamilyDescriptor.DEFAULT_BLOCK_SIZE;
     static final int SLAB_SIZE = 4 * 1024 * 1024;
     static final int MAX_SHARDS = 16;
     /** The least capacity a shard gets, so a large block (64 KiB and more) still has room. */
@@ -198,7 +198,7 @@ final class BlockCache implements AutoCloseable {
      * when it could not (no room, a compressed block, the cache closed), and the caller reads it
      * the other way.
      *
-     * <p>Why: through the thread's scratch buffer, every miss copied its 16 KiB once more, under
+     * <p>Why: through the thread's scratch buffer, every miss copied its block once more, under
      * the shard's lock; in YCSB's read-only workload that copy was about a tenth of the samples.
      * The lock is now held only to make room and to insert, not across the read.
      *

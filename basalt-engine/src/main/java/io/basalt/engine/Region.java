@@ -911,7 +911,7 @@ final class Region {
                     return -1;
                 }
                 retained.add(file);
-                sources.add(file.newIterator());
+                sources.add(file.newRowIterator());
                 consulted++;
             }
             extra += Math.max(0, consulted - 1);

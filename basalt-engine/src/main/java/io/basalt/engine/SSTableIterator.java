@@ -32,6 +32,8 @@ final class SSTableIterator implements InternalIterator {
     private EncodedCell cell;     // materialized lazily
 
     private boolean positioned;
+    /** Reads one row: see {@link SSTableReader#newRowIterator}. */
+    private final boolean oneRow;
 
     /**
      * An iterator that positions itself on the first entry when first asked, so that one created
@@ -49,12 +51,21 @@ final class SSTableIterator implements InternalIterator {
     SSTableIterator(SSTableReader file, SSTableReader.Scratch uncached) {
         this.file = file;
         this.uncached = uncached;
+        this.oneRow = false;
+    }
+
+    /** {@link SSTableReader#newRowIterator}: {@code oneRow} ends it where its row ends a block. */
+    SSTableIterator(SSTableReader file, boolean oneRow) {
+        this.file = file;
+        this.uncached = null;
+        this.oneRow = oneRow;
     }
 
     /** An iterator positioned at the first entry of block {@code first}. */
     SSTableIterator(SSTableReader file, int first) {
         this.file = file;
         this.uncached = null;
+        this.oneRow = false;
         positionAt(first);
     }
 
@@ -249,7 +260,7 @@ final class SSTableIterator implements InternalIterator {
             parseAt(next);
             return;
         }
-        if (blockIndex + 1 < file.blockCount()) {
+        if (blockIndex + 1 < file.blockCount() && (!oneRow || file.rowContinuesAfter(blockIndex))) {
             openBlock(blockIndex + 1);
             keyLength = 0;
             parseAt(0);

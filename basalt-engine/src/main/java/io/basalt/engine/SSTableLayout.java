@@ -27,7 +27,9 @@ package io.basalt.engine;
  *    offset is listed in the restart array, so a seek binary-searches restarts then scans.
  *
  *  index block content: per data block, in order
- *    | lastKeyLen varint | last key | offset varint | onDiskSize varint |
+ *    | lastKeyLen varint | last key | offset varint | onDiskSize varint | flags varint |
+ *    flags (version 2 on; version 1 has none): bit 0 set = the block's last row goes on into the
+ *    next block. Clear, a read of one row stops at the block's end instead of reading the next.
  *  meta block content:
  *    | entries u64 | maxSequence u64 | firstKeyLen varint | first key | lastKeyLen varint | last key |
  *  bloom block content:
@@ -47,7 +49,11 @@ package io.basalt.engine;
 final class SSTableLayout {
 
     static final long MAGIC = 0x4253535441424C45L; // "BSSTABLE"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** The oldest format version a reader still reads: version 1's index has no flags. */
+    static final int OLDEST_READABLE_VERSION = 1;
+    /** Index flag: the block's last row goes on into the next block. */
+    static final int ROW_CONTINUES = 1;
 
     static final int RESTART_INTERVAL = 16;
 

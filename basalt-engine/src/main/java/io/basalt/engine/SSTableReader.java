@@ -53,6 +53,8 @@ final class SSTableReader {
     private final long[] lastRowWords2;
     private final long[] blockOffsets;
     private final int[] blockSizes;
+    /** Per block: its last row goes on into the next block (always, as far as a version 1 file says). */
+    private final java.util.BitSet rowContinues;
     private final BloomFilter bloom;
     private final long entries;
     private final long maxSequence;
@@ -86,9 +88,10 @@ final class SSTableReader {
             throw new CorruptFileException(path, footerAt, "footer checksum mismatch");
         }
         int version = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_VERSION);
-        if (version != SSTableLayout.VERSION) {
+        if (version < SSTableLayout.OLDEST_READABLE_VERSION || version > SSTableLayout.VERSION) {
             throw new CorruptFileException(path, footerAt + SSTableLayout.FOOTER_VERSION, "format version " + version
-                    + " is not supported (this build reads version " + SSTableLayout.VERSION + ")");
+                    + " is not supported (this build reads versions " + SSTableLayout.OLDEST_READABLE_VERSION
+                    + " to " + SSTableLayout.VERSION + ")");
         }
         long indexOffset = footer.get(RecordLogLayout.U64, SSTableLayout.FOOTER_INDEX_OFFSET);
         int indexSize = footer.get(RecordLogLayout.U32, SSTableLayout.FOOTER_INDEX_SIZE);
@@ -117,6 +120,7 @@ final class SSTableReader {
             Varints.Reader r = new Varints.Reader(index, 0, index.byteSize());
             List<byte[]> keys = new ArrayList<>();
             List<long[]> places = new ArrayList<>();
+            java.util.BitSet continues = new java.util.BitSet();
             while (r.hasMore()) {
                 int keyLength = r.readInt(1 << 20, "index key length");
                 long keyAt = r.take(keyLength, "index key");
@@ -127,7 +131,11 @@ final class SSTableReader {
                 int size = r.readInt(Integer.MAX_VALUE, "block size");
                 checkRange(offset, size, metaOffset, "data block " + keys.size());
                 places.add(new long[] {offset, size});
+                int flags = version == 1 ? SSTableLayout.ROW_CONTINUES : r.readInt(SSTableLayout.ROW_CONTINUES,
+                        "flags of data block " + keys.size());
+                continues.set(keys.size() - 1, (flags & SSTableLayout.ROW_CONTINUES) != 0);
             }
+            this.rowContinues = continues;
             this.lastKeys = keys.toArray(byte[][]::new);
             this.lastKeySegments = keys.stream().map(MemorySegment::ofArray).toArray(MemorySegment[]::new);
             this.lastRowWords = new long[lastKeys.length];
@@ -580,6 +588,21 @@ final class SSTableReader {
 
     InternalIterator newIterator() {
         return new SSTableIterator(this);
+    }
+
+    /**
+     * An iterator for reading one row after a {@link InternalIterator#seek} to it (a get): it ends
+     * at the end of a block whose last row does not go on, instead of reading the next block only
+     * to find a cell of another row there. Rows cut at a block's end (every second one with 4 KiB
+     * blocks, since the writer keeps rows whole) cost a get no second block.
+     */
+    InternalIterator newRowIterator() {
+        return new SSTableIterator(this, true);
+    }
+
+    /** Whether block {@code i}'s last row goes on into block {@code i + 1}. */
+    boolean rowContinuesAfter(int i) {
+        return rowContinues.get(i);
     }
 
     /** Takes a reference; every {@link #retain()} needs one {@link #release()}. */

@@ -139,7 +139,7 @@ class BlockCacheTest {
     }
 
     /**
-     * A default (16 KiB) block lies on disk, trailer included, within one chunk, so a miss reads it
+     * A default (8 KiB) block lies on disk, trailer included, within one chunk, so a miss reads it
      * straight into a pooled buffer: the block served is pooled and holds the file's bytes, and a
      * compressed family's blocks (decompressed on the heap first) read the same.
      */

@@ -98,6 +98,181 @@ class SSTableTest {
         }
     }
 
+    /**
+     * A file of format version 1 (no flags in its index), written by the build before version 2
+     * from {@code cells(60, 11)} in 1 KiB blocks, still reads: whole, and row by row through a
+     * get's iterator, which treats every block as going on into the next.
+     */
+    @Test
+    void aVersionOneFileStillReads() throws IOException {
+        Path path = dir.resolve("v1.sst");
+        try (var in = SSTableTest.class.getResourceAsStream("/fixtures/sstable-format-v1.sst")) {
+            Files.copy(in, path);
+        }
+        List<Stored> cells = cells(60, 11);
+        SSTableReader reader = SSTableReader.open(1, path, cache);
+        try {
+            assertThat(reader.blockCount()).isGreaterThan(10);
+            assertThat(readAll(reader)).isEqualTo(cells);
+            for (int b = 0; b < reader.blockCount(); b++) {
+                assertThat(reader.rowContinuesAfter(b)).isTrue();
+            }
+            int spanning = 0;
+            for (List<Stored> row : rows(cells)) {
+                spanning += reader.blockFor(row.getFirst().cell) == reader.blockFor(row.getLast().cell) ? 0 : 1;
+                assertThat(readRow(reader.newRowIterator(), row.getFirst().cell.rowBytes())).isEqualTo(row);
+            }
+            assertThat(spanning).as("rows cut across blocks, as version 1's writer did").isPositive();
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** A flag bit this build does not know is damage, reported with the file, not ignored. */
+    @Test
+    void anUnknownIndexFlagIsReportedAsDamage() throws IOException {
+        List<Stored> cells = cells(40, 12);
+        Path path = dir.resolve("flags.sst");
+        write(path, cells, FamilyDescriptor.of("f").withBlockSize(1024)).release();
+        byte[] bytes = Files.readAllBytes(path);
+        java.nio.ByteBuffer footer = java.nio.ByteBuffer.wrap(bytes, bytes.length - SSTableLayout.FOOTER_SIZE,
+                SSTableLayout.FOOTER_SIZE).slice();
+        int indexOffset = (int) footer.getLong(SSTableLayout.FOOTER_INDEX_OFFSET);
+        int indexSize = footer.getInt(SSTableLayout.FOOTER_INDEX_SIZE);
+        int payload = indexSize - SSTableLayout.BLOCK_TRAILER_SIZE;
+        int lastFlag = indexOffset + payload - 1; // the last entry's flags varint: 0, the file's last block
+        assertThat(bytes[lastFlag]).isZero();
+        bytes[lastFlag] = 2;
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C(); // a well-formed block, so only the flag is wrong
+        crc.update(bytes, indexOffset, payload + 5);
+        java.nio.ByteBuffer.wrap(bytes).putInt(indexOffset + payload + 5, (int) crc.getValue());
+        Path damaged = dir.resolve("flags-damaged.sst");
+        Files.write(damaged, bytes);
+        assertThatThrownBy(() -> SSTableReader.open(2, damaged, cache)).isInstanceOf(CorruptFileException.class)
+                .hasMessageContaining("flags of data block");
+    }
+
+    /** 600 rows of 1 to 12 cells of 100-160 bytes, as YCSB's; every 50th row has 40, more than a 4 KiB block. */
+    private static List<Stored> ycsbLikeRows(long seed) {
+        Random random = new Random(seed);
+        List<Stored> cells = new ArrayList<>();
+        long sequence = 1;
+        for (int r = 0; r < 600; r++) {
+            byte[] row = String.format("user%019d", r).getBytes();
+            int columns = r % 50 == 49 ? 40 : 1 + random.nextInt(12);
+            for (int q = 0; q < columns; q++) {
+                byte[] value = new byte[100 + random.nextInt(60)];
+                random.nextBytes(value);
+                cells.add(new Stored(Cell.of(row, "f".getBytes(), String.format("field%02d", q).getBytes(), 100,
+                        CellType.PUT, value), sequence++));
+            }
+        }
+        return cells;
+    }
+
+    /**
+     * A get's iterator ({@link SSTableReader#newRowIterator}) stops where its row ends a block, so
+     * it reads one block for a row that fits one; a plain iterator reads the next block to see the
+     * next row begin. Every row read both ways gives the same cells.
+     */
+    @Test
+    void aGetReadsOneBlockForARowThatEndsOne() throws IOException {
+        List<Stored> cells = ycsbLikeRows(8);
+        SSTableReader reader = write(dir.resolve("get.sst"), cells, FamilyDescriptor.of("f").withBlockSize(4096));
+        try {
+            int rowsEndingABlock = 0;
+            List<List<Stored>> rows = rows(cells);
+            for (int r = 0; r < rows.size(); r++) {
+                List<Stored> expected = rows.get(r);
+                byte[] row = expected.getFirst().cell.rowBytes();
+                int lastBlock = reader.blockFor(expected.getLast().cell);
+                boolean oneBlock = reader.blockFor(expected.getFirst().cell) == lastBlock;
+                boolean endsBlock = r + 1 < rows.size() && lastBlock != reader.blockFor(rows.get(r + 1).getFirst().cell);
+                long before = cache.hits() + cache.misses();
+                assertThat(readRow(reader.newRowIterator(), row)).isEqualTo(expected);
+                long rowReads = cache.hits() + cache.misses() - before;
+                before = cache.hits() + cache.misses();
+                assertThat(readRow(reader.newIterator(), row)).isEqualTo(expected);
+                long plainReads = cache.hits() + cache.misses() - before;
+                if (oneBlock) {
+                    assertThat(rowReads).as("blocks read for row %s", new String(row)).isEqualTo(1);
+                }
+                if (oneBlock && endsBlock) {
+                    rowsEndingABlock++;
+                    assertThat(plainReads).isEqualTo(2);
+                }
+            }
+            assertThat(rowsEndingABlock).isGreaterThan(100);
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** {@code cells} cut into rows: each row's cells, in order. */
+    private static List<List<Stored>> rows(List<Stored> cells) {
+        List<List<Stored>> rows = new ArrayList<>();
+        for (int i = 0, first = 0; i < cells.size(); i++) {
+            if (i + 1 == cells.size() || !java.util.Arrays.equals(cells.get(i + 1).cell.rowBytes(),
+                    cells.get(i).cell.rowBytes())) {
+                rows.add(cells.subList(first, i + 1));
+                first = i + 1;
+            }
+        }
+        return rows;
+    }
+
+    /** Seeks to the row and reads its cells as a get does: until the next cell is of another row. */
+    private static List<Stored> readRow(InternalIterator it, byte[] row) {
+        List<Stored> out = new ArrayList<>();
+        try (it) {
+            it.seek(SeekKey.firstOnRow(row));
+            for (; it.valid() && java.util.Arrays.equals(it.cell().rowBytes(), row); it.next()) {
+                out.add(new Stored(it.cell(), it.sequence()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A row that fits a block lies in one, so a get that misses the cache reads one block: rows of
+     * ten 150-byte cells (YCSB's) in 4 KiB blocks, cut at any cell, spanned two blocks about a
+     * third of the time. A row larger than a block still spans, and every block still fits its size.
+     */
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void aRowThatFitsABlockIsNeverCutAcrossTwo(Compression compression) throws IOException {
+        List<Stored> cells = ycsbLikeRows(7);
+        int blockSize = 4096;
+        SSTableReader reader = write(dir.resolve("rows.sst"), cells,
+                FamilyDescriptor.of("f").withBlockSize(blockSize).withCompression(compression));
+        try {
+            assertThat(readAll(reader)).isEqualTo(cells);
+            int spanned = 0;
+            int large = 0;
+            for (List<Stored> row : rows(cells)) {
+                int rowBytes = 0;
+                for (Stored c : row) {
+                    rowBytes += io.basalt.cell.CellLayout.encode(c.cell).length;
+                }
+                boolean oneBlock = reader.blockFor(row.getFirst().cell) == reader.blockFor(row.getLast().cell);
+                if (rowBytes < blockSize / 2) {
+                    assertThat(oneBlock).as("row %s of %d bytes", new String(row.getFirst().cell.rowBytes()), rowBytes)
+                            .isTrue();
+                } else if (rowBytes > blockSize) {
+                    large++;
+                    spanned += oneBlock ? 0 : 1;
+                }
+            }
+            assertThat(large).isEqualTo(12);
+            assertThat(spanned).isEqualTo(large);
+            for (int b = 0; b < reader.blockCount(); b++) {
+                assertThat(reader.blockDiskSize(b)).isLessThanOrEqualTo(blockSize);
+            }
+        } finally {
+            reader.release();
+        }
+    }
+
     private static Cell withoutValue(Cell cell) {
         return Cell.of(cell.rowBytes(), cell.familyBytes(), cell.qualifierBytes(), cell.timestamp(), cell.type(),
                 new byte[0]);
