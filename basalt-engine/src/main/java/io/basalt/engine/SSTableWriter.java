@@ -38,7 +38,10 @@ final class SSTableWriter implements AutoCloseable {
     private int[] restarts = new int[64];
     private int restartCount;
     private int entriesInBlock;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
+
     private byte[] previousKey = new byte[0];
+    private MemorySegment previousKeySegment = MemorySegment.ofArray(previousKey);
     private int previousKeyLength;
     private byte[] previousRow;
     private MemorySegment previousRowSegment;
@@ -182,7 +185,12 @@ final class SSTableWriter implements AutoCloseable {
             }
             restarts[restartCount++] = block.length;
         } else {
+            // Eight bytes a step, then byte by byte: keys share their row, 20-30 bytes in YCSB.
             int max = Math.min(keyLength, previousKeyLength);
+            while (shared + Long.BYTES <= max
+                    && previousKeySegment.get(WORD, shared) == key.get(WORD, shared)) {
+                shared += Long.BYTES;
+            }
             while (shared < max && previousKey[shared] == key.get(ValueLayout.JAVA_BYTE, shared)) {
                 shared++;
             }
@@ -198,6 +206,7 @@ final class SSTableWriter implements AutoCloseable {
 
         if (previousKey.length < keyLength) {
             previousKey = new byte[Math.max(keyLength, previousKey.length * 2)];
+            previousKeySegment = MemorySegment.ofArray(previousKey);
         }
         MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, previousKey, 0, keyLength);
         previousKeyLength = keyLength;

@@ -130,6 +130,8 @@ final class Store implements Closeable {
     private final java.util.concurrent.atomic.AtomicLong compactionReadBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong stalls = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong stallNanos = new java.util.concurrent.atomic.AtomicLong();
+    /** When a stall was last logged as a warning (ms); see {@link #awaitWriteRoom}. */
+    private final java.util.concurrent.atomic.AtomicLong lastStallWarning = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
     private final java.util.concurrent.atomic.AtomicLong splits = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong merges = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
@@ -1924,6 +1926,7 @@ final class Store implements Closeable {
     void awaitWriteRoom(Region region) {
         long deadline = 0;
         boolean logged = false;
+        boolean warned = false;
         long stalledAt = 0;
         while (true) {
             String reason = stallReason(region);
@@ -1931,8 +1934,10 @@ final class Store implements Closeable {
                 if (logged) {
                     long took = System.nanoTime() - stalledAt;
                     stallNanos.addAndGet(took);
-                    LOG.info("Writes to table {} resumed after a stall of {} ms", region.label(),
-                            TimeUnit.NANOSECONDS.toMillis(took));
+                    if (warned) {
+                        LOG.info("Writes to table {} resumed after a stall of {} ms", region.label(),
+                                TimeUnit.NANOSECONDS.toMillis(took));
+                    }
                 }
                 return;
             }
@@ -1940,7 +1945,15 @@ final class Store implements Closeable {
             long now = System.currentTimeMillis();
             if (deadline == 0) {
                 deadline = now + STALL_LIMIT_MILLIS;
-                LOG.warn("Writes to table {} stall: {}", region.label(), reason);
+                // One warning a second for the store: every writer that meets the same stall
+                // logged its own line (eight a stall in YCSB's load, hundreds a minute).
+                long last = lastStallWarning.get();
+                warned = now - last >= 1000 && lastStallWarning.compareAndSet(last, now);
+                if (warned) {
+                    LOG.warn("Writes to table {} stall: {}", region.label(), reason);
+                } else {
+                    LOG.debug("Writes to table {} stall: {}", region.label(), reason);
+                }
                 logged = true;
                 stalledAt = System.nanoTime();
                 stalls.incrementAndGet();

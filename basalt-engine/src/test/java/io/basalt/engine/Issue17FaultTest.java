@@ -500,6 +500,49 @@ class Issue17FaultTest {
         }
     }
 
+    /** Four writers meeting one stall log one warning between them, not one each. */
+    @Test
+    void writersStalledTogetherLogOneWarning() throws Exception {
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log =
+                new ch.qos.logback.core.read.ListAppender<>();
+        log.start();
+        ch.qos.logback.classic.Logger storeLog = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Store.class);
+        storeLog.addAppender(log);
+        StoreOptions limited = options().withMemtableFlushSize(1 << 20).withMemtableMemoryLimit(1 << 20);
+        try (Connection c = open(limited)) {
+            List<String> tables = createTables(c, "t0", "t1", "t2", "t3");
+            FaultyDisk.Pause pause = disk.pauseNext(Place.FLUSH);
+            byte[] value = new byte[1000];
+            List<CompletableFuture<Void>> writers = new ArrayList<>();
+            for (String t : tables) {
+                writers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 400; i++) { // 1.6 MB in all: past the limit while the flush is held
+                        c.table(t).put(new Put(("r" + i).getBytes(StandardCharsets.UTF_8))
+                                .addColumn("f".getBytes(StandardCharsets.UTF_8), "q".getBytes(StandardCharsets.UTF_8),
+                                        value)).join();
+                    }
+                }, runnable -> Thread.ofPlatform().start(runnable)));
+            }
+            pause.awaitReached();
+            long warnings;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (store(c).statistics().stalls() < tables.size() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                warnings = log.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN
+                        && e.getFormattedMessage().contains(" stall: ")).count();
+            } finally {
+                pause.release();
+            }
+            assertThat(store(c).statistics().stalls()).as("every writer stalled").isGreaterThanOrEqualTo(tables.size());
+            assertThat(warnings).isEqualTo(1);
+            CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        } finally {
+            storeLog.detachAppender(log);
+        }
+    }
+
     private static List<String> createTables(Connection c, String... names) throws Exception {
         for (String t : names) {
             await(c.admin().createTable(TableDescriptor.of(t, "f")));

@@ -322,4 +322,47 @@ class StoreTest {
             assertThat(row.columnCells("f".getBytes(), "latest".getBytes())).hasSize(1);
         }
     }
+
+    /**
+     * One put naming a column twice, among many others: its cells share one array and one
+     * sequence, and the later value is the one kept, whatever the number of cells.
+     */
+    @Test
+    void ofTwoCellsOfTheSameColumnInOnePutTheLaterWins() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withMaxVersions(3)))));
+            for (int columns : new int[] {2, 10, 300}) {
+                Put put = Put.of("r" + columns);
+                for (int q = 0; q < columns; q++) {
+                    put.addColumn("f", "q" + q, "v" + q);
+                }
+                put.addColumn("f", "q0", "later");
+                await(c.table("t").put(put));
+                Result row = await(c.table("t").get(Get.of("r" + columns).readAllVersions()));
+                assertThat(row.value("f", "q0")).isEqualTo(b("later"));
+                assertThat(row.columnCells(b("f"), b("q0"))).hasSize(1);
+                for (int q = 1; q < columns; q++) {
+                    assertThat(row.value("f", "q" + q)).isEqualTo(b("v" + q));
+                }
+                assertThat(row.size()).isEqualTo(columns);
+            }
+        }
+    }
+
+    @Test
+    void distinctKeysAnswersFromHashesAndNeverMissesARepeat() {
+        java.util.List<io.basalt.cell.EncodedCell> cells = new java.util.ArrayList<>();
+        for (int q = 0; q < 1000; q++) {
+            cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
+                    b("row"), b("f"), b("q" + q), 7, io.basalt.cell.CellType.PUT, b("v"))), 0));
+        }
+        assertThat(Region.distinctKeys(cells)).isTrue();
+        // the same key with another value is a repeat; another timestamp or type is not
+        cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
+                b("row"), b("f"), b("q500"), 8, io.basalt.cell.CellType.PUT, b("v"))), 0));
+        assertThat(Region.distinctKeys(cells)).isTrue();
+        cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
+                b("row"), b("f"), b("q999"), 7, io.basalt.cell.CellType.PUT, b("other"))), 0));
+        assertThat(Region.distinctKeys(cells)).isFalse();
+    }
 }
