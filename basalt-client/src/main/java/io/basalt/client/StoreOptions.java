@@ -22,8 +22,7 @@ import java.util.Objects;
  *     {@code max_total_wal_size} (default 1 GiB, at least {@code walSegmentSize})
  * @param memtableMemoryLimit bytes all tables' memtables may hold together before writers wait
  *     for flushes, as HBase's global memstore limit (default 40% of the JVM's maximum heap, at
- *     least twice {@code memtableFlushSize}); once the memtables taking writes hold half of it,
- *     the largest is flushed without a wait
+ *     least twice {@code memtableFlushSize})
  * @param backgroundRetries how often a failed flush or compaction is retried, with a backoff that
  *     doubles from {@code backgroundRetryBackoff}, before the store gives up and goes read-only
  *     (default 5)

@@ -72,8 +72,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Stalls.</b> Writers wait, with a log line, when a family has {@link
  * StoreOptions#writeStallFiles()} files, when two memtables of the region are waiting for a flush,
- * or when all memtables together hold {@link StoreOptions#memtableMemoryLimit()} bytes (the largest
- * memtable taking writes is flushed, without a wait, once those hold half of it); a stall
+ * or when all memtables together hold {@link StoreOptions#memtableMemoryLimit()} bytes; a stall
  * longer than {@link #STALL_LIMIT_MILLIS} fails the write with an error that says why.
  */
 final class Store implements Closeable {
@@ -1984,32 +1983,18 @@ final class Store implements Closeable {
                         + options.writeStallFiles() + ") waiting for compaction";
             }
         }
-        // Flush ahead of the limit: once the memtables taking writes hold half of it, the largest
-        // of them is flushed while writers go on into the other half, as RocksDB fills a second
-        // write buffer while the first flushes. Flushing only at the limit made it the usual way a
-        // store with several regions flushed (none reached memtableFlushSize alone), and every
-        // writer waited out each flush: YCSB's load logged a stall every few hundred milliseconds.
         long total = 0;
-        long active = 0;
         Region largest = null;
-        long largestActive = 0;
+        long largestBytes = -1;
         for (TableRegions table : tables.values()) {
             for (Region r : table.regionArray()) {
-                View v = r.view();
-                long bytes = v.active().bytes();
-                active += bytes;
+                long bytes = r.memtableBytes();
                 total += bytes;
-                for (MemTable m : v.flushing()) {
-                    total += m.bytes();
-                }
-                if (bytes > largestActive) {
+                if (bytes > largestBytes) {
                     largest = r;
-                    largestActive = bytes;
+                    largestBytes = bytes;
                 }
             }
-        }
-        if (largest != null && active >= options.memtableMemoryLimit() / 2) {
-            requestFlush(largest);
         }
         if (total >= options.memtableMemoryLimit()) {
             if (largest != null) {

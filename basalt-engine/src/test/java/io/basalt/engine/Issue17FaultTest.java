@@ -470,36 +470,6 @@ class Issue17FaultTest {
         }
     }
 
-    /**
-     * Half-way flushes: four tables, none near its flush size, whose memtables together pass half
-     * the limit. The largest is flushed while writes go on, and no writer ever waits; flushing only
-     * at the limit, no flush ran here at all.
-     */
-    @Test
-    void theLargestMemtableIsFlushedOnceTheWritableOnesHoldHalfTheLimitAndNoWriterWaits() throws Exception {
-        StoreOptions limited = options().withMemtableFlushSize(4 << 20).withMemtableMemoryLimit(4 << 20);
-        try (Connection c = open(limited)) {
-            List<String> tables = createTables(c, "t0", "t1", "t2", "t3");
-            byte[] value = new byte[1000];
-            for (int i = 0; i < 2400; i++) { // about 2.6 MB: each table 0.65 MB, all together past 2 MiB
-                c.table(tables.get(i % 4)).put(new Put(("r" + i).getBytes(StandardCharsets.UTF_8))
-                        .addColumn("f".getBytes(StandardCharsets.UTF_8), "q".getBytes(StandardCharsets.UTF_8),
-                                value)).join();
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            int files = 0;
-            while (files == 0 && System.nanoTime() < deadline) {
-                files = 0;
-                for (String t : tables) {
-                    files += store(c).table(t).regions().getFirst().view().files().get("f").size();
-                }
-                Thread.sleep(5);
-            }
-            assertThat(files).as("a table flushed before any reached its flush size").isPositive();
-            assertThat(store(c).statistics().stalls()).isZero();
-        }
-    }
-
     /** Four writers meeting one stall log one warning between them, not one each. */
     @Test
     void writersStalledTogetherLogOneWarning() throws Exception {
