@@ -633,7 +633,7 @@ final class Region {
         int mask = Integer.highestOneBit(n * 4 - 1) * 2 - 1; // a table at most a quarter full
         long[] table = new long[mask + 1];
         for (EncodedCell cell : cells) {
-            long h = keyHash(cell) | 1; // never 0, the empty slot
+            long h = BloomFilter.hash(cell.segment(), cell.keyOffset(), cell.keyLength()) | 1; // never 0, the empty slot
             int slot = (int) h & mask;
             while (table[slot] != 0) {
                 if (table[slot] == h) {
@@ -644,24 +644,6 @@ final class Region {
             table[slot] = h;
         }
         return true;
-    }
-
-    private static final java.lang.foreign.ValueLayout.OfLong WORD = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-
-    /** A 64-bit hash of the cell's key (row, family, qualifier, timestamp and type), eight bytes a step. */
-    private static long keyHash(EncodedCell cell) {
-        MemorySegment segment = cell.segment();
-        long at = cell.keyOffset();
-        long end = at + cell.keyLength();
-        long h = 0x9E3779B97F4A7C15L ^ cell.keyLength();
-        for (; at + Long.BYTES <= end; at += Long.BYTES) {
-            h = (h ^ segment.get(WORD, at)) * 0xff51afd7ed558ccdL;
-            h ^= h >>> 29;
-        }
-        for (; at < end; at++) {
-            h = (h ^ (segment.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) & 0xFF)) * 0xc4ceb9fe1a85ec53L;
-        }
-        return h ^ (h >>> 32);
     }
 
     /** Cells at or below this many bytes in all, of one put, share one array ({@link #stampAll}). */

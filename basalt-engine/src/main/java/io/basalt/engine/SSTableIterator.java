@@ -49,23 +49,19 @@ final class SSTableIterator implements InternalIterator {
      * reads through the cache.
      */
     SSTableIterator(SSTableReader file, SSTableReader.Scratch uncached) {
-        this.file = file;
-        this.uncached = uncached;
-        this.oneRow = false;
+        this(file, uncached, false);
     }
 
-    /** {@link SSTableReader#newRowIterator}: {@code oneRow} ends it where its row ends a block. */
-    SSTableIterator(SSTableReader file, boolean oneRow) {
+    /** {@code oneRow}: ends where its row ends a block ({@link SSTableReader#newRowIterator}). */
+    SSTableIterator(SSTableReader file, SSTableReader.Scratch uncached, boolean oneRow) {
         this.file = file;
-        this.uncached = null;
+        this.uncached = uncached;
         this.oneRow = oneRow;
     }
 
     /** An iterator positioned at the first entry of block {@code first}. */
     SSTableIterator(SSTableReader file, int first) {
-        this.file = file;
-        this.uncached = null;
-        this.oneRow = false;
+        this(file, null, false);
         positionAt(first);
     }
 

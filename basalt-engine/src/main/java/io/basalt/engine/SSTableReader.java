@@ -597,7 +597,7 @@ final class SSTableReader {
      * blocks, since the writer keeps rows whole) cost a get no second block.
      */
     InternalIterator newRowIterator() {
-        return new SSTableIterator(this, true);
+        return new SSTableIterator(this, null, true);
     }
 
     /** Whether block {@code i}'s last row goes on into block {@code i + 1}. */
