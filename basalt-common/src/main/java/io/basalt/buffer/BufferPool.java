@@ -108,6 +108,20 @@ public final class BufferPool implements AutoCloseable {
      * @throws IllegalStateException when the pool is closed
      */
     public Buffer allocate(int size) {
+        Buffer buffer = tryAllocate(size);
+        return buffer != null ? buffer : exhausted(size, (int) ((size + (long) chunkSize - 1) >>> chunkShift));
+    }
+
+    /**
+     * As {@link #allocate}, but {@code null} when the pool has no room, whatever the exhaustion
+     * policy: for a caller that can make room and try again, as a cache does, where building an
+     * exception with its message and stack for every try cost more than the try. A {@code null}
+     * is not counted among the metrics' allocation failures.
+     *
+     * @throws IllegalArgumentException when {@code size} is negative
+     * @throws IllegalStateException when the pool is closed
+     */
+    public Buffer tryAllocate(int size) {
         if (size < 0) {
             throw new IllegalArgumentException("buffer size must not be negative, was " + size);
         }
@@ -119,13 +133,12 @@ public final class BufferPool implements AutoCloseable {
         }
         int count = (int) ((size + (long) chunkSize - 1) >>> chunkShift);
         if (count > config.maxChunks()) {
-            // Could never fit: fail before taking, or reserving, anything.
-            return exhausted(size, count);
+            return null; // could never fit: fail before taking, or reserving, anything
         }
         if (count == 1) {
             int chunk = take();
             if (chunk == ChunkStack.EMPTY) {
-                return exhausted(size, count);
+                return null;
             }
             RefCount refCount = new RefCount(recycler, chunk, null);
             Buffer buffer = new SingleChunkBuffer(chunkSegment(chunk).asSlice(0, size), refCount);
@@ -139,7 +152,7 @@ public final class BufferPool implements AutoCloseable {
                 if (i > 0) {
                     giveBack(Arrays.copyOf(taken, i));
                 }
-                return exhausted(size, count);
+                return null;
             }
         }
         MemorySegment[] segments = new MemorySegment[count];

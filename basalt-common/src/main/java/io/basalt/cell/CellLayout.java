@@ -386,7 +386,23 @@ public final class CellLayout {
             throw new MalformedCellException(offset, "truncated: the cell needs " + (end - offset)
                     + " bytes but only " + (limit - offset) + " remain");
         }
-        long keyOffset = at;
+        validateKey(src, offset, at, keyLength);
+        return end - offset;
+    }
+
+    /**
+     * Checks the key of the cell that starts at {@code offset}, whose key of {@code keyLength}
+     * bytes starts at {@code keyOffset} and lies inside {@code src} (the caller knows its lengths:
+     * it read or wrote them): row, family and qualifier lengths, timestamp and type.
+     *
+     * @return the row length in the high 32 bits and the family length in the low 32
+     * @throws MalformedCellException when the key is not well formed
+     */
+    public static long validateKey(MemorySegment src, long offset, long keyOffset, int keyLength) {
+        if (keyLength < MIN_KEY_LENGTH || keyLength > MAX_KEY_LENGTH) {
+            throw new MalformedCellException(offset, "key length " + keyLength + " is outside " + MIN_KEY_LENGTH
+                    + ".." + MAX_KEY_LENGTH);
+        }
         int rowLength = rowLength(src, keyOffset);
         if (rowLength == 0 || rowLength > Cell.MAX_ROW_LENGTH) {
             throw new MalformedCellException(offset, "row length " + rowLength + " is outside 1.."
@@ -414,6 +430,6 @@ public final class CellLayout {
         if (CellType.fromCode(typeCode) == null) {
             throw new MalformedCellException(offset, "unknown cell type code " + Byte.toUnsignedInt(typeCode));
         }
-        return end - offset;
+        return ((long) rowLength << 32) | familyLength;
     }
 }

@@ -70,6 +70,29 @@ public final class EncodedCell extends AbstractCell {
         return new EncodedCell(segment, array, offset, keyOffset, keyLength, valueLength);
     }
 
+    /**
+     * The cell encoded from the start of {@code bytes}, whose two length varints the caller has
+     * just written ({@code keyLength} and {@code valueLength}, the key from {@code keyOffset}):
+     * only the key's layout is checked, as {@link #decode(byte[], int)} would, without reading
+     * back the lengths. A file's reader builds every cell it hands out this way.
+     *
+     * @throws MalformedCellException when the key is not well formed
+     */
+    public static EncodedCell ofWritten(byte[] bytes, int keyOffset, int keyLength, int valueLength) {
+        if ((long) keyOffset + keyLength + valueLength > bytes.length || keyOffset < 0 || valueLength < 0) {
+            throw new IndexOutOfBoundsException("a cell of " + keyLength + " + " + valueLength + " bytes from "
+                    + keyOffset + " does not fit " + bytes.length + " bytes");
+        }
+        if (valueLength > Cell.MAX_VALUE_LENGTH) {
+            throw new MalformedCellException(0, "value length " + valueLength + " exceeds the maximum "
+                    + Cell.MAX_VALUE_LENGTH);
+        }
+        MemorySegment segment = MemorySegment.ofArray(bytes);
+        long lengths = CellLayout.validateKey(segment, 0, keyOffset, keyLength);
+        return new EncodedCell(segment, bytes, 0, keyOffset, keyLength, valueLength, (int) (lengths >>> 32),
+                (int) lengths);
+    }
+
     /** Reads the cell at {@code offset}, which may use the rest of the segment. */
     public static EncodedCell decode(MemorySegment segment, long offset) {
         return decode(segment, offset, segment.byteSize());

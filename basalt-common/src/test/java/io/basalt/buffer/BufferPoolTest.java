@@ -128,6 +128,29 @@ class BufferPoolTest {
     }
 
     @Test
+    void tryAllocateAnswersNullWhenExhaustedWithoutCountingAFailureOrFallingBack() {
+        BufferPoolConfig config = TestPools.config(64, 4).withExhaustion(Exhaustion.HEAP_FALLBACK, 100);
+        try (BufferPool pool = BufferPool.create(config)) {
+            Buffer a = pool.tryAllocate(64 * 3);
+            assertThat(a).isNotNull();
+            assertThat(pool.tryAllocate(65)).isNull();
+            assertThat(pool.metrics().chunksInUse()).as("the two-chunk try gave its one chunk back").isEqualTo(3);
+            Buffer b = pool.tryAllocate(64);
+            assertThat(pool.tryAllocate(1)).as("no heap fallback for a try").isNull();
+            assertThat(pool.tryAllocate(1000)).isNull();
+            assertThat(pool.metrics().allocationFailures()).isZero();
+            assertThat(pool.metrics().heapFallbacks()).isZero();
+            b.release();
+            Buffer c = pool.tryAllocate(1);
+            assertThat(c).isNotNull();
+            assertThat(isHeap(c)).isFalse();
+            c.release();
+            a.release();
+            assertThatThrownBy(() -> pool.tryAllocate(-1)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void aRequestLargerThanThePoolFailsWithoutReservingAnything() {
         try (BufferPool pool = TestPools.pool(64, 8)) {
             assertThatThrownBy(() -> pool.allocate(Integer.MAX_VALUE)).isInstanceOf(BufferPoolExhaustedException.class)

@@ -104,6 +104,44 @@ class CellLayoutTest {
         assertMalformedOrExact(Arrays.copyOf(forged, at + original.length - (int) keyStart));
     }
 
+    /**
+     * A file's reader builds cells with {@link EncodedCell#ofWritten}, knowing the two lengths it
+     * wrote: with the key's bytes mutated, it must refuse exactly what {@code decode} refuses and
+     * otherwise read the same cell.
+     */
+    @Property(tries = 3000)
+    void aCellBuiltFromKnownLengthsChecksItsKeyAsDecodeDoes(@ForAll("cells") Cell cell,
+                                                            @ForAll("mutations") int[] positionsAndValues) {
+        byte[] encoded = CellLayout.encode(cell);
+        EncodedCell original = EncodedCell.decode(encoded, 0);
+        int keyOffset = (int) original.keyOffset();
+        int keyLength = original.keyLength();
+        for (int i = 0; i + 1 < positionsAndValues.length; i += 2) {
+            encoded[keyOffset + Math.floorMod(positionsAndValues[i], keyLength)] = (byte) positionsAndValues[i + 1];
+        }
+        Throwable refused = catchThrowable(() -> EncodedCell.decode(encoded, 0));
+        Throwable built = catchThrowable(() -> EncodedCell.ofWritten(encoded, keyOffset, keyLength,
+                original.valueLength()));
+        if (refused != null) {
+            assertThat(refused).isInstanceOf(MalformedCellException.class);
+            assertThat(built).as("what decode refuses").isInstanceOf(MalformedCellException.class);
+            return;
+        }
+        assertThat(built).isNull();
+        assertThat(EncodedCell.ofWritten(encoded, keyOffset, keyLength, original.valueLength()))
+                .isEqualTo(EncodedCell.decode(encoded, 0));
+    }
+
+    @Example
+    void aCellBuiltFromKnownLengthsMustFitItsArray() {
+        byte[] encoded = CellLayout.encode(Cell.put("r".getBytes(), "f".getBytes(), "q".getBytes(), 1, "v".getBytes()));
+        EncodedCell cell = EncodedCell.decode(encoded, 0);
+        assertThatThrownBy(() -> EncodedCell.ofWritten(encoded, (int) cell.keyOffset(), cell.keyLength(),
+                cell.valueLength() + 1)).isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("does not fit");
+        assertThat(EncodedCell.ofWritten(encoded, (int) cell.keyOffset(), cell.keyLength(), cell.valueLength()))
+                .isEqualTo(cell);
+    }
+
     @Provide
     Arbitrary<int[]> mutations() {
         return Arbitraries.integers().between(0, 255).array(int[].class).ofMinSize(2).ofMaxSize(8);

@@ -3,7 +3,6 @@ package io.basalt.engine;
 import io.basalt.buffer.Buffer;
 import io.basalt.buffer.BufferPool;
 import io.basalt.buffer.BufferPoolConfig;
-import io.basalt.buffer.BufferPoolExhaustedException;
 import io.basalt.buffer.BufferPoolMetrics;
 import io.basalt.client.spi.MemoryOnlyReads;
 import java.io.IOException;
@@ -262,17 +261,20 @@ final class BlockCache implements AutoCloseable {
         }
     }
 
-    /** A buffer from the pool, evicting the shard's blocks to make room; null when that cannot free enough. */
+    /**
+     * A buffer from the pool, evicting the shard's blocks to make room; null when that cannot free
+     * enough. The pool can be full while this shard is under its share: blocks evicted while
+     * readers pinned them, and other shards' misses reading outside their locks, hold chunks no
+     * shard is charged for. Under a scan-heavy load that was most misses, and each failed try
+     * threw (thousands of exceptions a second), so the pool is asked without one.
+     */
     private Buffer allocate(Shard shard, int size) {
         while (true) {
-            try {
-                return pool.allocate(size);
-            } catch (BufferPoolExhaustedException e) {
-                if (shard.blocks.isEmpty()) {
-                    return null;
-                }
-                evictOne(shard);
+            Buffer buffer = pool.tryAllocate(size);
+            if (buffer != null || shard.blocks.isEmpty()) {
+                return buffer;
             }
+            evictOne(shard);
         }
     }
 

@@ -914,7 +914,8 @@ final class Region {
                 visibility[i] = new Visibility(readPoint, family, now);
             }
             ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
-            List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility, columns,
+            List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility,
+                    RegionScanner.qualifierLimits(columns),
                     get.timeRange(), get.maxVersions(), filter, filter == null ? null : new boolean[names.length],
                     filter == null ? null : new byte[names.length][], false, false, false);
             if (cells == null) { // the filter passed over the row's key

@@ -214,7 +214,7 @@ final class SSTableIterator implements InternalIterator {
             System.arraycopy(key, 0, bytes, at, keyLength);
             block.copyTo(valueOffset, bytes, at + keyLength, valueLength);
             try {
-                cell = EncodedCell.decode(bytes, 0);
+                cell = EncodedCell.ofWritten(bytes, at, keyLength, valueLength);
             } catch (MalformedCellException e) {
                 throw damage("entry is not a valid cell: " + e.getMessage());
             }
