@@ -874,9 +874,10 @@ final class Region {
         long cacheTag = cacheFamilies >= 0 ? store.mvcc().readPoint() : -1;
         View captured;
         int extraFiles;
+        Cell rowKey = SeekKey.firstOnRow(row);
         while (true) {
             captured = view;
-            extraFiles = collectSources(captured, rowHash, columns, retained, sources);
+            extraFiles = collectSources(captured, rowKey, rowHash, columns, retained, sources);
             if (extraFiles >= 0) {
                 break;
             }
@@ -889,7 +890,7 @@ final class Region {
         long readPoint = fixedReadPoint >= 0 ? fixedReadPoint : store.mvcc().readPoint(); // after the view: see get
         try {
             InternalIterator merged = sources.size() == 1 ? sources.getFirst() : new MergingIterator(sources);
-            merged.seek(SeekKey.firstOnRow(row));
+            merged.seek(rowKey);
             long now = store.clock().getAsLong();
             MemorySegment[] names = familyNames;
             byte[][] nameBytes = familyNameBytes;
@@ -950,15 +951,11 @@ final class Region {
      * files beyond the first of each family it took, or -1 (taking nothing) when a file was closed
      * because a newer view replaced {@code v}.
      */
-    private int collectSources(View v, long rowHash, NavigableMap<byte[], NavigableSet<byte[]>> columns,
+    private int collectSources(View v, Cell rowKey, long rowHash, NavigableMap<byte[], NavigableSet<byte[]>> columns,
                                    List<SSTableReader> retained, List<InternalIterator> sources) {
-        if (v.active().mightContainRow(rowHash)) {
-            sources.add(v.active().newIterator());
-        }
+        addMemTable(v.active(), rowKey, rowHash, sources);
         for (MemTable m : v.flushing()) {
-            if (m.mightContainRow(rowHash)) {
-                sources.add(m.newIterator());
-            }
+            addMemTable(m, rowKey, rowHash, sources);
         }
         int extra = 0;
         for (int i = 0; i < familyDescriptors.length; i++) {
@@ -983,6 +980,16 @@ final class Region {
             extra += Math.max(0, consulted - 1);
         }
         return extra;
+    }
+
+    /** Adds the memtable's iterator over the row when it has the row (its filter, then its hash index, says so). */
+    private static void addMemTable(MemTable m, Cell rowKey, long rowHash, List<InternalIterator> sources) {
+        if (m.mightContainRow(rowHash)) {
+            InternalIterator it = m.newRowIterator(rowKey, rowHash);
+            if (it != null) {
+                sources.add(it);
+            }
+        }
     }
 
     /**

@@ -20,6 +20,51 @@ class MemTableTest {
     }
 
     /**
+     * A get's iterator finds its row by hash: it walks that row's cells, wide or not, and ends
+     * there; rows sharing prefixes or a hash bucket never answer for each other; a row the memtable
+     * never saw gives no iterator.
+     */
+    @Test
+    void aRowIteratorWalksOnlyItsRowAndIsNullForARowNeverWritten() {
+        MemTable memtable = new MemTable();
+        List<String> rows = List.of("a", "a\0", "ab", "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnoq", "b");
+        long sequence = 0;
+        for (String row : rows) {
+            for (int q = 0; q < 3; q++) {
+                memtable.add(Cell.put(bytes(row), bytes("f"), bytes("q" + q), 1, bytes(row + q)), ++sequence);
+            }
+        }
+        for (int q = 0; q < MemTable.WIDE_ROW + 5; q++) { // a row that turned wide
+            memtable.add(Cell.put(bytes("wide"), bytes("f"), bytes(String.format("c%03d", q)), 1, bytes("w")), ++sequence);
+        }
+        for (String row : rows) {
+            byte[] key = bytes(row);
+            InternalIterator it = memtable.newRowIterator(SeekKey.firstOnRow(key), MemTable.rowHash(key));
+            assertThat(it).as(row).isNotNull();
+            it.seek(SeekKey.firstOnRow(key));
+            List<String> values = new ArrayList<>();
+            for (; it.valid(); it.next()) {
+                assertThat(it.cell().rowBytes()).as("only row %s", row).isEqualTo(key);
+                values.add(new String(it.cell().valueBytes(), java.nio.charset.StandardCharsets.ISO_8859_1));
+            }
+            assertThat(values).containsExactly(row + "0", row + "1", row + "2");
+        }
+        InternalIterator wide = memtable.newRowIterator(SeekKey.firstOnRow(bytes("wide")), MemTable.rowHash(bytes("wide")));
+        wide.seek(SeekKey.firstOnRow(bytes("wide")));
+        int columns = 0;
+        for (; wide.valid(); wide.next()) {
+            columns++;
+        }
+        assertThat(columns).isEqualTo(MemTable.WIDE_ROW + 5);
+        wide.seek(SeekKey.firstOnRow(bytes("wider")));
+        assertThat(wide.valid()).as("sought past its row").isFalse();
+        for (String absent : List.of("", "abc", "abcdefghijklmno", "c", "a\0\0")) {
+            byte[] key = bytes(absent.isEmpty() ? "\u00ff" : absent);
+            assertThat(memtable.newRowIterator(SeekKey.firstOnRow(key), MemTable.rowHash(key))).as(absent).isNull();
+        }
+    }
+
+    /**
      * The skip list compares the rows' first eight bytes before the cells: rows that differ only
      * after eight bytes, rows shorter than eight bytes that are prefixes of others, zero bytes and
      * bytes above 0x7F (unsigned order) must all come out in cell order.
