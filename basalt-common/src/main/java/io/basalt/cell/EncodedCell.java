@@ -77,6 +77,7 @@ public final class EncodedCell extends AbstractCell {
      * back the lengths. A file's reader builds every cell it hands out this way.
      *
      * @throws MalformedCellException when the key is not well formed
+     * @throws IndexOutOfBoundsException when the lengths do not fit {@code bytes}
      */
     public static EncodedCell ofWritten(byte[] bytes, int keyOffset, int keyLength, int valueLength) {
         if ((long) keyOffset + keyLength + valueLength > bytes.length || keyOffset < 0 || valueLength < 0) {

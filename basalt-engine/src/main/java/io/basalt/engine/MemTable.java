@@ -300,9 +300,10 @@ final class MemTable {
     /**
      * The same rows by their bytes: a get, and a write to a row already here, find it with one hash
      * lookup where the skip list takes a descent of ~20 comparisons that miss the CPU cache (a
-     * tenth of the samples of YCSB's read workloads after updates). Every write adds its row here
-     * before it returns, so a reader whose read point covers the write finds the row (see
-     * {@link #insert}).
+     * tenth of the samples of YCSB's read workloads after updates). Every write has its row here
+     * before it returns, so a write that completed before a get asked this memtable is found (see
+     * {@link #insert}). A write that lands between the get's lookup and its read point may be
+     * missed, as the row filter may miss it: the get started first.
      */
     private final ConcurrentHashMap<RowKey, Row> byRow = new ConcurrentHashMap<>();
     private final AtomicLong bytes = new AtomicLong();
@@ -423,7 +424,10 @@ final class MemTable {
      * <p>The skip list decides which write makes a row. Its maker lists it in {@link #byRow}
      * right after; a write that found the row in the skip list lists it too (it is the same row),
      * since its maker may not have yet, and the maker's sequence may be the later one: this write
-     * could otherwise complete, and become visible, while a get by hash still missed its row.
+     * could otherwise complete, and become visible, while a get by hash still missed its row. The
+     * store's writes hold the row's write lock across this, so two of them never race here; the
+     * second listing keeps the memtable right on its own, for any caller
+     * ({@code MemTableRowByHash}, jcstress).
      */
     private long insert(EncodedCell[] cells, int from, int to, long sequence, boolean fresh, long rowHash) {
         Row row = fresh ? null : byRow.get(new RowProbe(cells[from], rowHash));
