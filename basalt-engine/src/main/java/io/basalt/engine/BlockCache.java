@@ -9,14 +9,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Recently read SSTable data blocks, off-heap in a {@link BufferPool} of the cache's size, least
- * recently used evicted first.
+ * Recently read SSTable data blocks, off-heap in a {@link BufferPool} of the cache's size, evicted
+ * by second chance: the oldest block not used since it came in (or since it was last passed over)
+ * goes first ({@link BlockTable}).
  *
  * <p><b>Pinning.</b> The cache holds one reference to each cached buffer; every reader that gets a
  * block takes its own ({@link Buffer#retain()}) and gives it back with {@link Block#release()}.
@@ -31,14 +30,14 @@ import java.util.concurrent.atomic.LongAdder;
  * default block, a block spanned four, and the multi-chunk accessors took a tenth of a read-only
  * run). A 64 KiB block takes eight chunks; a 4 KiB block still takes a whole chunk. Each block is charged its chunks, so
  * the bytes the cache holds never exceed the memory it was given. Evicted blocks that readers still pin keep their chunks until released, within the
- * same pool. When the pool has no room, least recently used blocks are evicted until it has; a
+ * same pool. When the pool has no room, blocks are evicted until it has; a
  * block that still cannot be placed (every chunk pinned by readers) is served from the heap,
  * uncached.
  *
- * <p><b>Shards.</b> Every hit moves its block to the head of the LRU list, a write under a lock.
- * One lock for the whole cache made readers queue behind each other (YCSB's read-only workload at
+ * <p><b>Shards.</b> Every hit marks its block used, a write under a lock (it moved the block to
+ * the head of an LRU list until the thirteenth session). One lock for the whole cache made readers queue behind each other (YCSB's read-only workload at
  * 8 threads spent a fifth of its samples in the cache); the cache is split into up to
- * {@link #MAX_SHARDS} shards by block, each with its own lock, list and share of the capacity, as
+ * {@link #MAX_SHARDS} shards by block, each with its own lock, table and share of the capacity, as
  * RocksDB's LRU cache is. Small caches (under 4 MiB per shard) have fewer shards, so one large
  * block still fits one.
  */
@@ -50,17 +49,33 @@ final class BlockCache implements AutoCloseable {
     /** The least capacity a shard gets, so a large block (64 KiB and more) still has room. */
     static final long MIN_SHARD_CAPACITY = 4L << 20;
 
-    private record Key(SSTableReader file, int block) {}
+    /** Cache ids of files ({@link #newFileId}): unique in the JVM, so a key never names two files. */
+    private static final AtomicInteger FILE_IDS = new AtomicInteger();
 
-    /** One lock's worth of the cache: its blocks in LRU order and the bytes they are charged. */
+    /**
+     * One lock's worth of the cache: its blocks and the bytes they are charged. Every block is
+     * charged at least a chunk, so the shard holds at most its capacity in chunks, plus one block
+     * per miss placed while another made room; the table is sized for that with room to spare,
+     * and an insert into a table three quarters full evicts first all the same.
+     */
     private static final class Shard {
-        final LinkedHashMap<Key, Buffer> blocks = new LinkedHashMap<>(256, 0.75f, true);
+        final BlockTable blocks;
         final long capacity;
         long bytes;
 
         Shard(long capacity) {
             this.capacity = capacity;
+            this.blocks = new BlockTable((int) Math.min(1 << 28, capacity / CHUNK_SIZE + 64));
         }
+    }
+
+    /** A cache id for a newly opened file: never 0 (a key's file part is never 0, the table's empty mark). */
+    static int newFileId() {
+        int id;
+        do {
+            id = FILE_IDS.incrementAndGet();
+        } while (id == 0);
+        return id;
     }
 
     private final long capacity;
@@ -99,9 +114,9 @@ final class BlockCache implements AutoCloseable {
         return shards.length;
     }
 
-    private Shard shardOf(Key key) {
-        int h = key.file().hashCode() * 0x9E3779B9 + key.block() * 0x85EBCA6B;
-        return shards[(h ^ (h >>> 16)) & (shards.length - 1)];
+    private Shard shardOf(long key) {
+        // The top bits choose the shard; the table's slot comes from the low bits of the same hash.
+        return shards[(int) (BlockTable.mix(key) >>> 60) & (shards.length - 1)];
     }
 
     /** What a block of {@code size} bytes is charged: its whole chunks. */
@@ -118,24 +133,24 @@ final class BlockCache implements AutoCloseable {
         if (pool == null) {
             return null;
         }
-        Key key = new Key(file, block);
+        long key = BlockTable.key(file.cacheId(), block);
         Shard shard = shardOf(key);
         synchronized (shard) {
-            Buffer cached = shard.blocks.get(key);
-            return cached == null ? null : new Block.Pooled(cached.retain());
+            int slot = shard.blocks.find(key);
+            return slot < 0 ? null : new Block.Pooled(shard.blocks.buffer(slot).retain());
         }
     }
 
     /** The block, pinned for the caller; from the cache or read from the file. */
     Block get(SSTableReader file, int block) {
-        Key key = new Key(file, block);
+        long key = BlockTable.key(file.cacheId(), block);
         Shard shard = shardOf(key);
         if (pool != null) {
             synchronized (shard) {
-                Buffer cached = shard.blocks.get(key);
-                if (cached != null) {
+                int slot = shard.blocks.find(key);
+                if (slot >= 0) {
                     hits.increment();
-                    return new Block.Pooled(cached.retain());
+                    return new Block.Pooled(shard.blocks.use(slot).retain());
                 }
             }
         }
@@ -172,9 +187,9 @@ final class BlockCache implements AutoCloseable {
             if (closed) {
                 return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
-            Buffer raced = shard.blocks.get(key);
-            if (raced != null) {
-                return new Block.Pooled(raced.retain());
+            int raced = shard.blocks.find(key);
+            if (raced >= 0) {
+                return new Block.Pooled(shard.blocks.use(raced).retain());
             }
             // Room first: with every shard at its share the pool is full, and allocating before
             // evicting failed (an exception with its stack trace) on every miss of a full cache.
@@ -185,6 +200,7 @@ final class BlockCache implements AutoCloseable {
                 return new Block.Heap(content.toArray(ValueLayout.JAVA_BYTE));
             }
             buffer.putBytes(0, content, 0, length);
+            makeSlot(shard);
             shard.blocks.put(key, buffer); // the cache's own reference
             shard.bytes += charge;
             return new Block.Pooled(buffer.retain());
@@ -204,7 +220,7 @@ final class BlockCache implements AutoCloseable {
      * <p>{@code ifCached}: read the block only if the OS holds it in memory
      * ({@link SSTableReader#readIfCached}), returning null when it does not.
      */
-    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard, boolean ifCached) {
+    private Block readIntoPool(SSTableReader file, int block, long key, Shard shard, boolean ifCached) {
         int onDisk = file.blockDiskSize(block);
         Buffer raw;
         synchronized (shard) {
@@ -225,7 +241,7 @@ final class BlockCache implements AutoCloseable {
         }
     }
 
-    private Block readIntoPool(SSTableReader file, int block, Key key, Shard shard, Buffer raw, int onDisk,
+    private Block readIntoPool(SSTableReader file, int block, long key, Shard shard, Buffer raw, int onDisk,
                                boolean ifCached) {
         Buffer content;
         try {
@@ -250,11 +266,12 @@ final class BlockCache implements AutoCloseable {
                 content.release();
                 return null; // the caller reads it onto the heap
             }
-            Buffer raced = shard.blocks.get(key);
-            if (raced != null) {
+            int raced = shard.blocks.find(key);
+            if (raced >= 0) {
                 content.release();
-                return new Block.Pooled(raced.retain());
+                return new Block.Pooled(shard.blocks.use(raced).retain());
             }
+            makeSlot(shard);
             shard.blocks.put(key, content); // the cache's own reference: the allocation's
             shard.bytes += charge(content.capacity());
             return new Block.Pooled(content.retain());
@@ -271,25 +288,30 @@ final class BlockCache implements AutoCloseable {
     private Buffer allocate(Shard shard, int size) {
         while (true) {
             Buffer buffer = pool.tryAllocate(size);
-            if (buffer != null || shard.blocks.isEmpty()) {
+            if (buffer != null || shard.blocks.size() == 0) {
                 return buffer;
             }
             evictOne(shard);
         }
     }
 
-    /** Evicts the shard's least recently used blocks until it is charged at most {@code limit}. */
+    /** Evicts the shard's blocks, oldest unused first, until it is charged at most {@code limit}. */
     private void evictOver(Shard shard, long limit) {
-        while (shard.bytes > limit && !shard.blocks.isEmpty()) {
+        while (shard.bytes > limit && shard.blocks.size() > 0) {
+            evictOne(shard);
+        }
+    }
+
+    /** Evicts until the shard's table takes one more block (rarely needed: see {@link Shard}). */
+    private void makeSlot(Shard shard) {
+        while (shard.blocks.full()) {
             evictOne(shard);
         }
     }
 
     private void evictOne(Shard shard) {
         evictions.increment();
-        Iterator<Map.Entry<Key, Buffer>> eldest = shard.blocks.entrySet().iterator();
-        Buffer buffer = eldest.next().getValue();
-        eldest.remove();
+        Buffer buffer = shard.blocks.removeAt(shard.blocks.victim());
         shard.bytes -= charge(buffer.capacity());
         buffer.release();
     }
@@ -298,14 +320,10 @@ final class BlockCache implements AutoCloseable {
     void evictFile(SSTableReader file) {
         for (Shard shard : shards) {
             synchronized (shard) {
-                Iterator<Map.Entry<Key, Buffer>> it = shard.blocks.entrySet().iterator();
-                while (it.hasNext()) {
-                    Map.Entry<Key, Buffer> e = it.next();
-                    if (e.getKey().file() == file) {
-                        it.remove();
-                        shard.bytes -= charge(e.getValue().capacity());
-                        e.getValue().release();
-                    }
+                for (long key : shard.blocks.keysOf(file.cacheId())) {
+                    Buffer buffer = shard.blocks.removeAt(shard.blocks.find(key));
+                    shard.bytes -= charge(buffer.capacity());
+                    buffer.release();
                 }
             }
         }
@@ -364,10 +382,7 @@ final class BlockCache implements AutoCloseable {
         // loop reached its shard has it released here, one after sees the flag and keeps it on the heap.
         for (Shard shard : shards) {
             synchronized (shard) {
-                for (Buffer buffer : shard.blocks.values()) {
-                    buffer.release();
-                }
-                shard.blocks.clear();
+                shard.blocks.drain(Buffer::release);
                 shard.bytes = 0;
             }
         }

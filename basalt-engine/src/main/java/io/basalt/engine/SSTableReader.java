@@ -34,6 +34,8 @@ final class SSTableReader {
     private static final LZ4SafeDecompressor LZ4 = LZ4Factory.safeInstance().safeDecompressor();
 
     private final long fileNumber;
+    /** This reader's name in the block cache's keys ({@link BlockCache#newFileId}). */
+    private final int cacheId = BlockCache.newFileId();
     private final Path path;
     private final Disk.ReadableFile file;
     /** Set by {@link #readChecked} on the first compressed block; see {@link #compressedBlocks()}. */
@@ -432,6 +434,10 @@ final class SSTableReader {
 
     long fileNumber() {
         return fileNumber;
+    }
+
+    int cacheId() {
+        return cacheId;
     }
 
     Path path() {

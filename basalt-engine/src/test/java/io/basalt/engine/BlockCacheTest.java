@@ -348,11 +348,16 @@ class BlockCacheTest {
         }
     }
 
-    @Test
-    void blocksAreChargedTheirWholeChunksAndTheCacheNeverHoldsMore() throws Exception {
+    /** A file of 4 KiB blocks read through the test's cache; the caller releases it. */
+    private SSTableReader fourKiBBlocks(long fileNumber) throws Exception {
         Path path = dir.resolve("small.sst");
         writeRows(path, FamilyDescriptor.of("f").withBlockSize(4096), 6000);
-        SSTableReader small = SSTableReader.open(4, path, cache);
+        return SSTableReader.open(fileNumber, path, cache);
+    }
+
+    @Test
+    void blocksAreChargedTheirWholeChunksAndTheCacheNeverHoldsMore() throws Exception {
+        SSTableReader small = fourKiBBlocks(4);
         try {
             for (int i = 0; i < small.blockCount(); i++) {
                 small.dataBlock(i).release();
@@ -370,6 +375,36 @@ class BlockCacheTest {
             assertThat(cache.misses()).isEqualTo(misses);
             small.dataBlock(0).release();
             assertThat(cache.misses()).isEqualTo(misses + 1);
+        } finally {
+            small.release();
+        }
+    }
+
+    /**
+     * Eviction gives a block used since it came in a second chance: with the cache full, a miss
+     * evicts the oldest block nobody used again, not the oldest block, and the used one goes on
+     * being a hit.
+     */
+    @Test
+    void aBlockUsedAgainOutlivesOlderAndNewerBlocksThatWereNot() throws Exception {
+        SSTableReader small = fourKiBBlocks(5);
+        try {
+            int held = (int) (2L * BLOCK / BlockCache.CHUNK_SIZE);
+            assertThat(small.blockCount()).isGreaterThan(held + 2);
+            for (int i = 0; i < held; i++) {
+                small.dataBlock(i).release();
+            }
+            small.dataBlock(0).release(); // a hit: block 0 is used again
+            long misses = cache.misses();
+            small.dataBlock(held).release(); // a miss into a full cache: evicts block 1, not 0
+            small.dataBlock(held + 1).release(); // and then block 2
+            assertThat(cache.misses()).isEqualTo(misses + 2);
+            small.dataBlock(0).release();
+            assertThat(cache.misses()).as("block 0 was kept").isEqualTo(misses + 2);
+            small.dataBlock(3).release();
+            assertThat(cache.misses()).as("block 3 too").isEqualTo(misses + 2);
+            small.dataBlock(1).release();
+            assertThat(cache.misses()).as("block 1 went first").isEqualTo(misses + 3);
         } finally {
             small.release();
         }
