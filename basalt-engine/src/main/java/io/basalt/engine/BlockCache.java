@@ -115,8 +115,9 @@ final class BlockCache implements AutoCloseable {
     }
 
     private Shard shardOf(long key) {
-        // The top bits choose the shard; the table's slot comes from the low bits of the same hash.
-        return shards[(int) (BlockTable.mix(key) >>> 60) & (shards.length - 1)];
+        // Bits from 32 up choose the shard; a table's slot comes from the low bits of the same
+        // hash (a table has at most 2^30 slots), so the two choices are independent.
+        return shards[(int) (BlockTable.mix(key) >>> 32) & (shards.length - 1)];
     }
 
     /** What a block of {@code size} bytes is charged: its whole chunks. */
@@ -126,8 +127,9 @@ final class BlockCache implements AutoCloseable {
 
     /**
      * The block pinned for the caller when the cache holds it, else null; counts neither a hit
-     * nor a miss (the cache's hit rate is the gets' and scans'). Compactions read their inputs
-     * this way: the blocks of a file being compacted leave the cache when the file closes.
+     * nor a miss (the cache's hit rate is the gets' and scans'), and does not mark the block used
+     * (a compaction's read gives it no second chance). Compactions read their inputs this way:
+     * the blocks of a file being compacted leave the cache when the file closes.
      */
     Block getIfCached(SSTableReader file, int block) {
         if (pool == null) {

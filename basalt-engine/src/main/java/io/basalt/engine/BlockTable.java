@@ -33,9 +33,13 @@ final class BlockTable {
     private final int sentinel;
     private int size;
 
-    /** A table for at least {@code entries} blocks, kept at most half full. */
+    /**
+     * A table for {@code entries} blocks at most three quarters full ({@link #full}): the smallest
+     * power of two of at least 32 slots and {@code entries * 4 / 3 + 1}.
+     */
     BlockTable(int entries) {
-        int length = Integer.highestOneBit(Math.max(16, entries) * 2 - 1) << 1;
+        int wanted = (int) Math.min(1 << 30, Math.max(32L, entries * 4L / 3 + 1));
+        int length = Integer.highestOneBit(wanted - 1) << 1;
         keys = new long[length];
         buffers = new Buffer[length];
         used = new boolean[length];
