@@ -95,13 +95,40 @@ final class BloomFilter {
         return hash(bytes, 0, bytes.byteSize());
     }
 
-    /** {@link #hash(MemorySegment)} of {@code length} bytes at {@code offset}, without slicing. */
+    private static final ValueLayout.OfLong LITTLE_ENDIAN_WORD =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long FNV_PRIME = 0x100000001b3L;
+
+    /**
+     * {@link #hash(MemorySegment)} of {@code length} bytes at {@code offset}, without slicing.
+     *
+     * <p>The bytes are fed in order, as FNV-1a defines (the filters on disk depend on it), but read
+     * eight at a time: one checked read of the segment per byte made this a twentieth of the
+     * load's samples, hashing every row and every key of a write.
+     */
     static long hash(MemorySegment segment, long offset, long length) {
         long h = 0xcbf29ce484222325L;
-        for (long i = offset; i < offset + length; i++) {
-            h ^= segment.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
-            h *= 0x100000001b3L;
+        long end = offset + length;
+        long i = offset;
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
+            long w = segment.get(LITTLE_ENDIAN_WORD, i); // byte i in the low bits
+            h = (h ^ (w & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 8) & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 16) & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 24) & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 32) & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 40) & 0xFF)) * FNV_PRIME;
+            h = (h ^ ((w >>> 48) & 0xFF)) * FNV_PRIME;
+            h = (h ^ (w >>> 56)) * FNV_PRIME;
         }
+        for (; i < end; i++) {
+            h = (h ^ (segment.get(ValueLayout.JAVA_BYTE, i) & 0xFF)) * FNV_PRIME;
+        }
+        return finish(h);
+    }
+
+    /** The 64-bit finalizer after FNV-1a, so that every input bit reaches every output bit. */
+    static long finish(long h) {
         h ^= h >>> 33;
         h *= 0xff51afd7ed558ccdL;
         h ^= h >>> 33;

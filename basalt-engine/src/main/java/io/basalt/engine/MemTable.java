@@ -13,16 +13,19 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A table's recent writes in memory, sorted: a concurrent skip list with one node per row, each
- * holding that row's columns in (family, qualifier) order, and each column its versions, encoded
- * cells tagged with their sequence numbers, as a list in cell order. Writers insert without a
- * table-wide lock (a row's own monitor orders the columns added to it); readers iterate
- * concurrently and filter by their MVCC read point.
+ * A table's recent writes in memory: a hash index of rows, and the same rows in a concurrent
+ * skip list, sorted in when a scan or flush first walks them ({@link #sortIn}); each row holds
+ * its columns in (family, qualifier) order, and each column its versions, encoded cells tagged
+ * with their sequence numbers, as a list in cell order. Writers insert without a table-wide lock
+ * (a row's own monitor orders the columns added to it); readers iterate concurrently and filter
+ * by their MVCC read point.
  *
  * <p>Two writes of the same cell key (same row, column, timestamp and type) are both kept, newest
  * sequence first; readers take the newest they may see. A second add of the same cell key with the
@@ -38,8 +41,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p><b>Why a node per row, not per column.</b> A YCSB record is one row of ten columns; with a
  * skip-list node per column its insert made ten descents of ~20 comparisons each, each missing the
  * CPU cache, and they were half of the load's foreground samples (RocksDB's record is one key, one
- * insert). Now a new row is one insert with its columns in an array, and a write to an existing
- * row finds the row once. A row's columns stay an array, replaced whole when a column is added,
+ * insert). Now a new row is one hash-index insert with its columns in an array, and a write to an
+ * existing row finds the row once. A row's columns stay an array, replaced whole when a column is added,
  * up to {@link #WIDE_ROW} columns; past that they move to a skip list of their own, so a row that
  * gains columns one by one never costs a copy of thousands per column.
  */
@@ -119,6 +122,8 @@ final class MemTable {
     static final class Row extends RowKey {
         private final EncodedCell cell;
         private volatile Object columns;
+        /** Set once the row is in {@link #unsorted} or {@link #rows}: a writer that sees it need not list the row. */
+        private volatile boolean listed;
 
         Row(EncodedCell cell, Object columns, long rowHash) {
             super(cell, rowHash);
@@ -296,23 +301,49 @@ final class MemTable {
     /** Bits of the row filter per byte of memtable flush size, as a power of two: 1 bit per 16 bytes. */
     static final int ROW_FILTER_BYTES_PER_BIT_LOG2 = 4;
 
+    /**
+     * The rows in order, once {@link #sortIn} has moved them here from {@link #unsorted}: only what
+     * walks rows in order (scans, flushes, a reversed scan's step back) needs this, and it calls
+     * {@code sortIn} first.
+     */
     private final ConcurrentSkipListMap<RowKey, Row> rows = new ConcurrentSkipListMap<>(ROW_ORDER);
     /**
-     * The same rows by their bytes: a get, and a write to a row already here, find it with one hash
-     * lookup where the skip list takes a descent of ~20 comparisons that miss the CPU cache (a
-     * tenth of the samples of YCSB's read workloads after updates). Every write has its row here
-     * before it returns, so a write that completed before a get asked this memtable is found (see
-     * {@link #insert}). A write that lands between the get's lookup and its read point may be
-     * missed, as the row filter may miss it: the get started first.
+     * Every row here, by its bytes; this map decides which write makes a row. A get, and a write to
+     * a row already here, find it with one hash lookup where the skip list takes a descent of ~20
+     * comparisons that miss the CPU cache (a tenth of the samples of YCSB's read workloads after
+     * updates). Every write has its row here before it returns, so a write that completed before a
+     * get asked this memtable is found (see {@link #insert}). A write that lands between the get's
+     * lookup and its read point may be missed, as the row filter may miss it: the get started first.
      */
     private final ConcurrentHashMap<RowKey, Row> byRow = new ConcurrentHashMap<>();
+    /**
+     * Rows made since the last {@link #sortIn}, in no order (a row may be listed twice).
+     *
+     * <p>Why not straight into the skip list: its insert is a descent of ~20 levels, each a
+     * chain of loads that miss the CPU cache, and in YCSB's load it was 15% of all samples (7 µs
+     * a record on this machine) on the writers' threads. Sorting a batch of rows at once, when
+     * a scan or a flush first needs them in order, costs a fraction of that: one sort of their
+     * prefix words, then inserts that walk the skip list in order, along a path still in cache.
+     */
+    private final ConcurrentLinkedQueue<Row> unsorted = new ConcurrentLinkedQueue<>();
+    /** Held while rows move from {@link #unsorted} to {@link #rows}, so that {@link #sortIn} returns only once all have. */
+    private final ReentrantLock sorting = new ReentrantLock();
+    /**
+     * Set by the first {@link #sortIn}: from then on a write that makes a row puts it in the skip
+     * list itself, as every write did before {@link #unsorted}. A memtable that scans walk (YCSB's
+     * E: a scan per write, or more) would otherwise have every scan take the lock to sort in the
+     * few rows written since the last, and with eight threads on two cores one descheduled while
+     * holding it stalled the others; a memtable only written and read by gets until its flush
+     * sorts all its rows once.
+     */
+    private volatile boolean walked;
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong versions = new AtomicLong();
 
     /** Bytes charged per version on top of its encoding: the entry and the cell's view of its slab. */
     static final int ENTRY_OVERHEAD = 80;
-    /** Bytes charged per row on top of its columns: the skip-list nodes, the hash index's node and slot, and the row. */
-    static final int ROW_OVERHEAD = 136;
+    /** Bytes charged per row on top of its columns: skip-list nodes, the hash index's node and slot, the row, its listing. */
+    static final int ROW_OVERHEAD = 144;
     /** Bytes charged per column on top of its first version: the column and its slot (arrays replaced count once). */
     static final int COLUMN_OVERHEAD = 40;
     private volatile long smallestSequence = Long.MAX_VALUE;
@@ -421,27 +452,35 @@ final class MemTable {
      * and columns cost. {@code fresh} says the row filter had not seen the row, so it has no node
      * yet and the insert need not look for one first.
      *
-     * <p>The skip list decides which write makes a row. Its maker lists it in {@link #byRow}
-     * right after; a write that found the row in the skip list lists it too (it is the same row),
-     * since its maker may not have yet, and the maker's sequence may be the later one: this write
-     * could otherwise complete, and become visible, while a get by hash still missed its row. The
+     * <p>The hash index decides which write makes a row. Its maker then lists it in {@link
+     * #unsorted}; a write that found the row before it was listed lists it too (it is the same
+     * row), since its maker's sequence may be the later one: this write could otherwise complete,
+     * and become visible, while a scan that sorted the rows in after it still missed its row. The
      * store's writes hold the row's write lock across this, so two of them never race here; the
-     * second listing keeps the memtable right on its own, for any caller
-     * ({@code MemTableRowByHash}, jcstress).
+     * second listing keeps the memtable right on its own, for any caller ({@code
+     * MemTableRowMakers}, jcstress).
      */
     private long insert(EncodedCell[] cells, int from, int to, long sequence, boolean fresh, long rowHash) {
         Row row = fresh ? null : byRow.get(new RowProbe(cells[from], rowHash));
         if (row == null) {
             int[] counts = new int[2];
             Row made = newRow(cells, from, to, sequence, counts, rowHash);
-            row = rows.putIfAbsent(made, made);
+            row = byRow.putIfAbsent(made, made);
             if (row == null) {
-                byRow.put(made, made);
+                if (walked) { // scans walk this memtable: keep them from waiting to sort rows in
+                    rows.putIfAbsent(made, made);
+                } else {
+                    unsorted.add(made);
+                }
+                made.listed = true;
                 versions.addAndGet(counts[0]);
                 return ROW_OVERHEAD + (long) COLUMN_OVERHEAD * counts[1];
             }
             // Another write made the row first: add to it as to any existing row.
-            byRow.putIfAbsent(row, row);
+        }
+        if (!row.listed) {
+            unsorted.add(row);
+            row.listed = true;
         }
         long cost = 0;
         synchronized (row) {
@@ -591,7 +630,38 @@ final class MemTable {
     }
 
     boolean isEmpty() {
-        return rows.isEmpty();
+        return byRow.isEmpty();
+    }
+
+    /**
+     * Moves the rows made since the last call into the skip list, sorted first; returns once every
+     * row listed before the call is there. What walks {@link #rows} calls this first: a write that
+     * completed before then has its row in {@link #unsorted} or in {@link #rows} (see {@link #insert}).
+     */
+    void sortIn() {
+        // Nothing listed and nobody moving rows: every row polled was put in the skip list before
+        // its mover let go of the lock. Without the second test a caller could return while
+        // another thread had taken its row from the queue but not yet put it in (jcstress
+        // MemTableRowMakers showed it, 169 of 10,700 samples).
+        if (!walked) {
+            walked = true;
+        }
+        if (unsorted.isEmpty() && !sorting.isLocked()) {
+            return;
+        }
+        sorting.lock();
+        try {
+            java.util.ArrayList<Row> batch = new java.util.ArrayList<>();
+            for (Row row = unsorted.poll(); row != null; row = unsorted.poll()) {
+                batch.add(row);
+            }
+            batch.sort(ROW_ORDER);
+            for (Row row : batch) {
+                rows.putIfAbsent(row, row);
+            }
+        } finally {
+            sorting.unlock();
+        }
     }
 
     /** The number of versions held (each cell added once counts once). */
@@ -611,7 +681,7 @@ final class MemTable {
 
     /** Every entry in order; for flushing. */
     Iterator<Entry> iterator() {
-        Cursor cursor = new Cursor(rows, null);
+        Cursor cursor = new Cursor(this, null);
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -635,13 +705,14 @@ final class MemTable {
      * bound means the last row.
      */
     byte[] rowBefore(byte[] bound) {
+        sortIn();
         var entry = bound == null ? rows.lastEntry() : rows.lowerEntry(new RowProbe(SeekKey.firstOnRow(bound)));
         return entry == null ? null : entry.getValue().cell.rowBytes();
     }
 
     /** An iterator over the memtable as it is now and as it changes. */
     InternalIterator newIterator() {
-        return new Cursor(rows, null);
+        return new Cursor(this, null);
     }
 
     /**
@@ -652,7 +723,7 @@ final class MemTable {
      */
     InternalIterator newRowIterator(Cell row, long rowHash) {
         Row found = byRow.get(new RowProbe(row, rowHash));
-        return found == null ? null : new Cursor(rows, found);
+        return found == null ? null : new Cursor(this, found);
     }
 
     /**
@@ -661,6 +732,7 @@ final class MemTable {
      * iterator from the start.
      */
     private static final class Cursor implements InternalIterator {
+        private final MemTable memtable;
         private final ConcurrentSkipListMap<RowKey, Row> rows;
         /** The one row a get's cursor walks, or null to walk them all. */
         private final Row only;
@@ -674,13 +746,17 @@ final class MemTable {
         private Column column;
         private Entry current;
 
-        Cursor(ConcurrentSkipListMap<RowKey, Row> rows, Row only) {
-            this.rows = rows;
+        Cursor(MemTable memtable, Row only) {
+            this.memtable = memtable;
+            this.rows = memtable.rows;
             this.only = only;
         }
 
         private void ensurePositioned() {
             if (rowIt == null) {
+                if (only == null) {
+                    memtable.sortIn();
+                }
                 rowIt = only == null ? rows.values().iterator() : List.of(only).iterator();
                 nextRow();
             }
@@ -783,6 +859,7 @@ final class MemTable {
                 // The row if it is at or after the key, else nothing.
                 rowIt = compareRows(only.cell, key) >= 0 ? List.of(only).iterator() : java.util.Collections.emptyIterator();
             } else {
+                memtable.sortIn();
                 rowIt = rows.tailMap(new RowProbe(key), true).values().iterator();
             }
             if (!rowIt.hasNext()) {

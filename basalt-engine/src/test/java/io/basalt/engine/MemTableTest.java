@@ -232,6 +232,73 @@ class MemTableTest {
     }
 
     /**
+     * Rows are sorted into order only when something walks them: rows made after a walk are found
+     * by every later walk, by a seek of an iterator made before them, and by {@link
+     * MemTable#rowBefore}, in order; a memtable whose rows were never walked is not empty. A walk,
+     * seek or step back that did not sort the new rows in first fails it.
+     */
+    @Test
+    void rowsWrittenAfterAWalkAreFoundByTheNextWalkSeekAndStepBack() {
+        MemTable memtable = new MemTable(1L << 20);
+        assertThat(memtable.isEmpty()).isTrue();
+        memtable.add(Cell.put("m", "f", "q", 1, "v"), 1);
+        assertThat(memtable.isEmpty()).isFalse();
+        List<String> expected = new ArrayList<>(List.of("m"));
+        Random random = new Random(3);
+        long[] sequence = {1};
+        Runnable writeSome = () -> { // new rows (and new columns of old ones), then the model sorted
+            int writes = 1 + random.nextInt(20);
+            for (int k = 0; k < writes; k++) {
+                String row = "r" + random.nextInt(1000);
+                memtable.add(Cell.put(row, "f", "q" + random.nextInt(3), 1, "v"), ++sequence[0]);
+                if (!expected.contains(row)) {
+                    expected.add(row);
+                }
+            }
+            expected.sort(null); // ASCII: the strings' order is the rows' unsigned order
+        };
+        try (InternalIterator early = memtable.newIterator()) {
+            assertThat(rowsOf(early)).containsExactly("m");
+            for (int round = 0; round < 50; round++) {
+                writeSome.run();
+                String target = expected.get(random.nextInt(expected.size()));
+                early.seek(SeekKey.firstOnRow(bytes(target)));
+                assertThat(early.valid()).as("seek to %s", target).isTrue();
+                assertThat(new String(early.cell().rowBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
+                        .as("seek to %s", target).isEqualTo(target);
+
+                writeSome.run();
+                String fresh = "r" + (1000 + round); // a row surely new, and the answer below
+                memtable.add(Cell.put(fresh, "f", "q", 1, "v"), ++sequence[0]);
+                expected.add(fresh);
+                expected.sort(null);
+                int after = expected.indexOf(fresh) + 1;
+                byte[] bound = after == expected.size() ? null : bytes(expected.get(after));
+                byte[] before = memtable.rowBefore(bound);
+                assertThat(before == null ? null : new String(before, java.nio.charset.StandardCharsets.ISO_8859_1))
+                        .as("the row before the one after %s", fresh).isEqualTo(fresh);
+
+                writeSome.run();
+                try (InternalIterator walk = memtable.newIterator()) {
+                    assertThat(rowsOf(walk)).as("round %d", round).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /** The distinct rows a walk from where the iterator stands passes, in the order it passes them. */
+    private static List<String> rowsOf(InternalIterator it) {
+        List<String> rows = new ArrayList<>();
+        for (; it.valid(); it.next()) {
+            String row = new String(it.cell().rowBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            if (rows.isEmpty() || !rows.getLast().equals(row)) {
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    /**
      * Writers race to link versions into the same few columns (timestamps in any order, so
      * inserts land at the head, in the middle and at the tail) while readers walk the memtable:
      * every walk is in cell order with the newest sequence first, and at the end every version is

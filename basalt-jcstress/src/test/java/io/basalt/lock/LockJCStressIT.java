@@ -44,7 +44,7 @@ class LockJCStressIT {
             "BiasedReadVersusRevokingWrite", "QueuedReadVersusWrite", "ReadAfterRevocationVersusWrite",
             "RebiasingReadsVersusWrite", "WriteVersusWrite", "SpinYieldLockExclusion", "RowCellsFirstReads", "GroupedWriterDrainRace",
             "GroupedWriterSharedStripeDrainRace", "MemTableColumnInserts", "MemTableColumnWalk", "MemTableRowGrowth",
-            "MemTableWideRow", "MemTableRowByHash", "LastUserClosesRace",
+            "MemTableWideRow", "MemTableRowMakers", "LastUserClosesRace",
             "RequestTimesSlotReuse", "RequestTimesDuplicateFinish", "RequestTimesStartVersusFinish");
 
     @Test
