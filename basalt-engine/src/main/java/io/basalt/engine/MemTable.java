@@ -326,7 +326,7 @@ final class MemTable {
      * prefix words, then inserts that walk the skip list in order, along a path still in cache.
      */
     private final ConcurrentLinkedQueue<Row> unsorted = new ConcurrentLinkedQueue<>();
-    /** Held while rows move from {@link #unsorted} to {@link #rows}, so that {@link #sortIn} returns only once all have. */
+    /** Held while rows move from {@link #unsorted} to {@link #rows}: only its holder takes rows off the queue. */
     private final ReentrantLock sorting = new ReentrantLock();
     /**
      * Set by the first {@link #sortIn}: from then on a write that makes a row puts it in the skip
@@ -639,25 +639,27 @@ final class MemTable {
      * completed before then has its row in {@link #unsorted} or in {@link #rows} (see {@link #insert}).
      */
     void sortIn() {
-        // Nothing listed and nobody moving rows: every row polled was put in the skip list before
-        // its mover let go of the lock. Without the second test a caller could return while
-        // another thread had taken its row from the queue but not yet put it in (jcstress
-        // MemTableRowMakers showed it, 169 of 10,700 samples).
         if (!walked) {
             walked = true;
         }
-        if (unsorted.isEmpty() && !sorting.isLocked()) {
+        // A row leaves the queue only once it is in the skip list, so an empty queue means every
+        // row listed before is there. Rows taken off first and put in after let a caller find the
+        // queue empty while another thread still held its row (jcstress MemTableRowMakers, 169
+        // of 10,700 samples), and would lose them for good if the put failed (out of memory).
+        if (unsorted.isEmpty()) {
             return;
         }
         sorting.lock();
         try {
-            java.util.ArrayList<Row> batch = new java.util.ArrayList<>();
-            for (Row row = unsorted.poll(); row != null; row = unsorted.poll()) {
-                batch.add(row);
-            }
-            batch.sort(ROW_ORDER);
+            // Only the lock's holder takes rows off, and writers add at the tail, so the rows
+            // seen here are the queue's first ones, and the same count taken off below are they.
+            Row[] batch = unsorted.toArray(new Row[0]);
+            java.util.Arrays.sort(batch, ROW_ORDER);
             for (Row row : batch) {
                 rows.putIfAbsent(row, row);
+            }
+            for (int i = 0; i < batch.length; i++) {
+                unsorted.poll();
             }
         } finally {
             sorting.unlock();
