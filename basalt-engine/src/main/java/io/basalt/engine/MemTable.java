@@ -332,9 +332,9 @@ final class MemTable {
      * Set by the first {@link #sortIn}: from then on a write that makes a row puts it in the skip
      * list itself, as every write did before {@link #unsorted}. A memtable that scans walk (YCSB's
      * E: a scan per write, or more) would otherwise have every scan take the lock to sort in the
-     * few rows written since the last, and with eight threads on two cores one descheduled while
-     * holding it stalled the others; a memtable only written and read by gets until its flush
-     * sorts all its rows once.
+     * few rows written since the last, and with eight threads on two cores a sorter descheduled
+     * while holding it would hold up the others; a memtable only written and read by gets until
+     * its flush sorts all its rows once.
      */
     private volatile boolean walked;
     private final AtomicLong bytes = new AtomicLong();
@@ -452,8 +452,8 @@ final class MemTable {
      * and columns cost. {@code fresh} says the row filter had not seen the row, so it has no node
      * yet and the insert need not look for one first.
      *
-     * <p>The hash index decides which write makes a row. Its maker then lists it in {@link
-     * #unsorted}; a write that found the row before it was listed lists it too (it is the same
+     * <p>The hash index decides which write makes a row. Its maker then lists it for walks in
+     * order ({@link #list}); a write that found the row before it was listed lists it too (it is the same
      * row), since its maker's sequence may be the later one: this write could otherwise complete,
      * and become visible, while a scan that sorted the rows in after it still missed its row. The
      * store's writes hold the row's write lock across this, so two of them never race here; the
@@ -467,20 +467,14 @@ final class MemTable {
             Row made = newRow(cells, from, to, sequence, counts, rowHash);
             row = byRow.putIfAbsent(made, made);
             if (row == null) {
-                if (walked) { // scans walk this memtable: keep them from waiting to sort rows in
-                    rows.putIfAbsent(made, made);
-                } else {
-                    unsorted.add(made);
-                }
-                made.listed = true;
+                list(made);
                 versions.addAndGet(counts[0]);
                 return ROW_OVERHEAD + (long) COLUMN_OVERHEAD * counts[1];
             }
             // Another write made the row first: add to it as to any existing row.
         }
         if (!row.listed) {
-            unsorted.add(row);
-            row.listed = true;
+            list(row);
         }
         long cost = 0;
         synchronized (row) {
@@ -489,6 +483,19 @@ final class MemTable {
             }
         }
         return cost;
+    }
+
+    /**
+     * Lists a row for walks in order: into the skip list once scans walk this memtable (so that
+     * they need not sort rows in), else into the queue {@link #sortIn} sorts from.
+     */
+    private void list(Row row) {
+        if (walked) {
+            rows.putIfAbsent(row, row);
+        } else {
+            unsorted.add(row);
+        }
+        row.listed = true;
     }
 
     /**
