@@ -2,8 +2,12 @@ package io.basalt.bytes;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Unsigned lexicographic comparison and printing of byte strings, on heap arrays and on memory
@@ -30,7 +34,103 @@ public final class Bytes {
 
     /** Compares {@code a[aOffset, aOffset+aLength)} with {@code b[bOffset, bOffset+bLength)}. */
     public static int compare(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int common = Math.min(aLength, bLength);
+        if (common <= SHORT_COMPARE) {
+            Objects.checkFromIndexSize(aOffset, aLength, a.length);
+            Objects.checkFromIndexSize(bOffset, bLength, b.length);
+            int c = compareShort(a, aOffset, b, bOffset, common);
+            return c != 0 ? c : Integer.compare(aLength, bLength);
+        }
         return Arrays.compareUnsigned(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);
+    }
+
+    /** True when {@code a[aOffset, aOffset+aLength)} and {@code b[bOffset, bOffset+bLength)} hold the same bytes. */
+    public static boolean equals(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        if (aLength != bLength) {
+            return false;
+        }
+        if (aLength <= SHORT_COMPARE) {
+            Objects.checkFromIndexSize(aOffset, aLength, a.length);
+            Objects.checkFromIndexSize(bOffset, bLength, b.length);
+            return equalsShort(a, aOffset, b, bOffset, aLength);
+        }
+        return Arrays.equals(a, aOffset, aOffset + aLength, b, bOffset, bOffset + bLength);
+    }
+
+    /**
+     * Array views for {@link #compareShort(byte[], int, byte[], int, int)}: on heap arrays the
+     * word reads compile to plain loads. The segment versions below go through the memory
+     * access API, whose checks the compiler leaves in when a call site sees heap and native
+     * segments both (a short-scan profile had a fifth of its samples in them); cells read from
+     * files and memtables are on the heap, so their rows, families and qualifiers compare here.
+     */
+    private static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle ARRAY_INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle ARRAY_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    /** {@link #compareShort(MemorySegment, long, MemorySegment, long, long)} on arrays; ranges checked by the caller. */
+    private static int compareShort(byte[] a, int aOffset, byte[] b, int bOffset, int length) {
+        if (length >= Long.BYTES) {
+            int i = 0;
+            for (; i + Long.BYTES <= length; i += Long.BYTES) {
+                long x = (long) ARRAY_LONG_BE.get(a, aOffset + i);
+                long y = (long) ARRAY_LONG_BE.get(b, bOffset + i);
+                if (x != y) {
+                    return Long.compareUnsigned(x, y);
+                }
+            }
+            if (i < length) {
+                long x = (long) ARRAY_LONG_BE.get(a, aOffset + length - Long.BYTES);
+                long y = (long) ARRAY_LONG_BE.get(b, bOffset + length - Long.BYTES);
+                if (x != y) {
+                    return Long.compareUnsigned(x, y);
+                }
+            }
+            return 0;
+        }
+        if (length >= Integer.BYTES) {
+            int x = (int) ARRAY_INT_BE.get(a, aOffset);
+            int y = (int) ARRAY_INT_BE.get(b, bOffset);
+            if (x == y) {
+                x = (int) ARRAY_INT_BE.get(a, aOffset + length - Integer.BYTES);
+                y = (int) ARRAY_INT_BE.get(b, bOffset + length - Integer.BYTES);
+            }
+            return Integer.compareUnsigned(x, y);
+        }
+        for (int i = 0; i < length; i++) {
+            int x = Byte.toUnsignedInt(a[aOffset + i]);
+            int y = Byte.toUnsignedInt(b[bOffset + i]);
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return 0;
+    }
+
+    /** Equality of two short array ranges, a word at a time in native order (no byte swaps). */
+    private static boolean equalsShort(byte[] a, int aOffset, byte[] b, int bOffset, int length) {
+        if (length >= Long.BYTES) {
+            int i = 0;
+            for (; i + Long.BYTES <= length; i += Long.BYTES) {
+                if ((long) ARRAY_LONG.get(a, aOffset + i) != (long) ARRAY_LONG.get(b, bOffset + i)) {
+                    return false;
+                }
+            }
+            return i == length || (long) ARRAY_LONG.get(a, aOffset + length - Long.BYTES)
+                    == (long) ARRAY_LONG.get(b, bOffset + length - Long.BYTES);
+        }
+        if (length >= Integer.BYTES) {
+            return (int) ARRAY_INT.get(a, aOffset) == (int) ARRAY_INT.get(b, bOffset)
+                    && (int) ARRAY_INT.get(a, aOffset + length - Integer.BYTES)
+                    == (int) ARRAY_INT.get(b, bOffset + length - Integer.BYTES);
+        }
+        for (int i = 0; i < length; i++) {
+            if (a[aOffset + i] != b[bOffset + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Compares two whole segments as unsigned byte strings. */

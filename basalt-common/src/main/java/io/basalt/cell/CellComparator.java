@@ -171,6 +171,43 @@ public final class CellComparator implements Comparator<Cell> {
                 b.get(ValueLayout.JAVA_BYTE, CellLayout.typeOffset(bKey, bKeyLength)));
     }
 
+    private static final java.lang.invoke.VarHandle ARRAY_SHORT_BE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    private static final java.lang.invoke.VarHandle ARRAY_LONG_BE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
+    /**
+     * {@link #compareKeys(MemorySegment, long, int, MemorySegment, long, int)} on heap arrays (keys
+     * read from files and memtables): the same order, without the segment path's checks.
+     */
+    public static int compareKeys(byte[] a, int aKey, int aKeyLength, byte[] b, int bKey, int bKeyLength) {
+        int aRow = Short.toUnsignedInt((short) ARRAY_SHORT_BE.get(a, aKey));
+        int bRow = Short.toUnsignedInt((short) ARRAY_SHORT_BE.get(b, bKey));
+        int c = Bytes.compare(a, aKey + CellLayout.ROW_LENGTH_SIZE, aRow, b, bKey + CellLayout.ROW_LENGTH_SIZE, bRow);
+        if (c != 0) {
+            return c;
+        }
+        int aFamAt = aKey + CellLayout.ROW_LENGTH_SIZE + aRow;
+        int bFamAt = bKey + CellLayout.ROW_LENGTH_SIZE + bRow;
+        int aFam = Byte.toUnsignedInt(a[aFamAt]);
+        int bFam = Byte.toUnsignedInt(b[bFamAt]);
+        c = Bytes.compare(a, aFamAt + CellLayout.FAMILY_LENGTH_SIZE, aFam, b, bFamAt + CellLayout.FAMILY_LENGTH_SIZE, bFam);
+        if (c != 0) {
+            return c;
+        }
+        int aQualAt = aFamAt + CellLayout.FAMILY_LENGTH_SIZE + aFam;
+        int bQualAt = bFamAt + CellLayout.FAMILY_LENGTH_SIZE + bFam;
+        c = Bytes.compare(a, aQualAt, CellLayout.qualifierLength(aKeyLength, aRow, aFam),
+                b, bQualAt, CellLayout.qualifierLength(bKeyLength, bRow, bFam));
+        if (c != 0) {
+            return c;
+        }
+        int aTs = aKey + aKeyLength - CellLayout.TIMESTAMP_TYPE_SIZE;
+        int bTs = bKey + bKeyLength - CellLayout.TIMESTAMP_TYPE_SIZE;
+        return compareTimestampAndType((long) ARRAY_LONG_BE.get(a, aTs), a[aKey + aKeyLength - 1],
+                (long) ARRAY_LONG_BE.get(b, bTs), b[bKey + bKeyLength - 1]);
+    }
+
     private static int compareTimestampAndType(long aTs, byte aType, long bTs, byte bType) {
         int c = Long.compare(bTs, aTs);
         return c != 0 ? c : Byte.toUnsignedInt(bType) - Byte.toUnsignedInt(aType);

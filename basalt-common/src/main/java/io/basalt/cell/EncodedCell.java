@@ -1,8 +1,11 @@
 package io.basalt.cell;
 
+import io.basalt.bytes.Bytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * A cell read in place from its {@link CellLayout} encoding, in a heap array or any memory
@@ -111,6 +114,21 @@ public final class EncodedCell extends AbstractCell {
         return trusted(segment, bytes, offset);
     }
 
+    /**
+     * {@link #decode(byte[], int, int)} for callers that decode many cells of one array and hold
+     * {@code whole}, a segment made by {@code MemorySegment.ofArray(bytes)}: the cells share it
+     * instead of each making its own.
+     *
+     * @throws IllegalArgumentException when {@code whole} is not the size of {@code bytes}
+     */
+    public static EncodedCell decode(MemorySegment whole, byte[] bytes, int offset, int limit) {
+        if (whole.byteSize() != bytes.length || whole.isNative()) {
+            throw new IllegalArgumentException("the segment does not view the whole array");
+        }
+        CellLayout.validate(whole, offset, limit);
+        return trusted(whole, bytes, offset);
+    }
+
     /** The segment this view reads. */
     public MemorySegment segment() {
         return segment;
@@ -193,6 +211,9 @@ public final class EncodedCell extends AbstractCell {
     }
 
     private byte[] copy(long offset, int length) {
+        if (array != null) {
+            return java.util.Arrays.copyOfRange(array, (int) offset, (int) offset + length);
+        }
         byte[] out = new byte[length];
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, out, 0, length);
         return out;
@@ -233,10 +254,19 @@ public final class EncodedCell extends AbstractCell {
         return segment.asSlice(qualifierOffset(), qualifierLength());
     }
 
+    private static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     @Override
     public long timestamp() {
-        return CellLayout.timestamp(segment, CellLayout.timestampOffset(keyOffset, keyLength));
+        long at = CellLayout.timestampOffset(keyOffset, keyLength);
+        return array != null ? (long) ARRAY_LONG_BE.get(array, (int) at) : CellLayout.timestamp(segment, at);
     }
+
+    /*
+     * The comparisons below go straight to the arrays when both cells have one (cells read from
+     * files and memtables do): the segment path's checks stay in the compiled code wherever heap
+     * and native segments meet, and cost more than comparing a short row or qualifier.
+     */
 
     @Override
     public boolean hasRow(byte[] row) {
@@ -245,10 +275,49 @@ public final class EncodedCell extends AbstractCell {
         }
         long from = rowOffset();
         if (array != null) {
-            // Straight on the array: the segment path costs more than the compare for a short row.
-            return Arrays.equals(array, (int) from, (int) from + rowLength, row, 0, rowLength);
+            return Bytes.equals(array, (int) from, rowLength, row, 0, rowLength);
         }
-        return MemorySegment.mismatch(segment, from, from + rowLength, MemorySegment.ofArray(row), 0, rowLength) < 0;
+        return Bytes.equals(segment, from, rowLength, MemorySegment.ofArray(row), 0, rowLength);
+    }
+
+    /** Whether the family is {@code family}. */
+    public boolean hasFamily(byte[] family) {
+        if (family.length != familyLength) {
+            return false;
+        }
+        long from = familyOffset();
+        if (array != null) {
+            return Bytes.equals(array, (int) from, familyLength, family, 0, familyLength);
+        }
+        return Bytes.equals(segment, from, familyLength, MemorySegment.ofArray(family), 0, familyLength);
+    }
+
+    /** Whether {@code other} has the same row. */
+    public boolean sameRow(EncodedCell other) {
+        return rowLength == other.rowLength && same(rowOffset(), other, other.rowOffset(), rowLength);
+    }
+
+    /** Whether {@code other} has the same family. */
+    public boolean sameFamily(EncodedCell other) {
+        return familyLength == other.familyLength && same(familyOffset(), other, other.familyOffset(), familyLength);
+    }
+
+    /** Whether {@code other} has the same qualifier. */
+    public boolean sameQualifier(EncodedCell other) {
+        int length = qualifierLength();
+        return length == other.qualifierLength() && same(qualifierOffset(), other, other.qualifierOffset(), length);
+    }
+
+    /** Whether {@code other} is of the same column: row, family and qualifier (the qualifier, which differs most, first). */
+    public boolean sameColumn(EncodedCell other) {
+        return sameQualifier(other) && sameFamily(other) && sameRow(other);
+    }
+
+    private boolean same(long from, EncodedCell other, long otherFrom, int length) {
+        if (array != null && other.array != null) {
+            return Bytes.equals(array, (int) from, length, other.array, (int) otherFrom, length);
+        }
+        return Bytes.equals(segment, from, length, other.segment, otherFrom, length);
     }
 
     @Override

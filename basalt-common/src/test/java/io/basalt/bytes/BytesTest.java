@@ -55,6 +55,22 @@ class BytesTest {
         assertThat(Integer.signum(Bytes.compare(sa, offset, a.length, sb, 7 - offset, b.length))).isEqualTo(expected);
         assertThat(Integer.signum(Bytes.compare(sb, 7 - offset, b.length, sa, offset, a.length))).isEqualTo(-expected);
         assertThat(Bytes.equals(sa, offset, a.length, sb, 7 - offset, b.length)).isEqualTo(expected == 0);
+        // The array path, word at a time up to SHORT_COMPARE and the JDK's beyond.
+        assertThat(Integer.signum(Bytes.compare(shiftedA, offset, a.length, shiftedB, 7 - offset, b.length)))
+                .isEqualTo(expected);
+        assertThat(Integer.signum(Bytes.compare(shiftedB, 7 - offset, b.length, shiftedA, offset, a.length)))
+                .isEqualTo(-expected);
+        assertThat(Bytes.equals(shiftedA, offset, a.length, shiftedB, 7 - offset, b.length)).isEqualTo(expected == 0);
+    }
+
+    @Example
+    void arrayRangesOutsideTheArrayAreRefused() {
+        byte[] a = new byte[10];
+        byte[] b = new byte[10];
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Bytes.equals(a, 4, 8, b, 0, 8))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Bytes.compare(a, 0, 8, b, 3, 8))
+                .isInstanceOf(IndexOutOfBoundsException.class);
     }
 
     /**

@@ -62,6 +62,32 @@ class CellComparatorTest {
         assertThat(Integer.signum(CMP.compare(a, encoded(b)))).as("mixed").isEqualTo(expected);
         assertThat(Integer.signum(CMP.compare(encoded(a), b))).as("mixed, encoded first").isEqualTo(expected);
         assertThat(Integer.signum(encodedCompare(a, b))).as("raw encoded keys").isEqualTo(expected);
+        assertThat(Integer.signum(arrayKeyCompare(a, b))).as("keys on arrays").isEqualTo(expected);
+    }
+
+    /** The array path of {@code compareKeys}, with each key at a different offset of a larger array. */
+    private static int arrayKeyCompare(Cell a, Cell b) {
+        byte[] x = CellLayout.keyBytes(a);
+        byte[] y = CellLayout.keyBytes(b);
+        byte[] shiftedX = new byte[x.length + 3];
+        System.arraycopy(x, 0, shiftedX, 3, x.length);
+        byte[] shiftedY = new byte[y.length + 11];
+        System.arraycopy(y, 0, shiftedY, 5, y.length);
+        return CellComparator.compareKeys(shiftedX, 3, x.length, shiftedY, 5, y.length);
+    }
+
+    /** Cells that share their row, family or qualifier (random cells rarely do) order the same on arrays. */
+    @Property(tries = 2000)
+    void arrayKeysOrderAsTheReferenceWhenPartsAreShared(@ForAll("cells") Cell a, @ForAll("cells") Cell b,
+                                                        @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 3) int shared) {
+        Cell c = switch (shared) {
+            case 0 -> b;
+            case 1 -> Cell.of(a.rowBytes(), b.familyBytes(), b.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+            case 2 -> Cell.of(a.rowBytes(), a.familyBytes(), b.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+            default -> Cell.of(a.rowBytes(), a.familyBytes(), a.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+        };
+        assertThat(Integer.signum(arrayKeyCompare(a, c))).isEqualTo(Integer.signum(reference(a, c)));
+        assertThat(Integer.signum(arrayKeyCompare(c, a))).isEqualTo(Integer.signum(reference(c, a)));
     }
 
     @Property(tries = 3000)

@@ -313,4 +313,63 @@ class CellLayoutTest {
             }
         }
     }
+
+    /** {@code a}'s view three ways: on an array at an offset (the array path), on the same array's segment, off heap. */
+    private static EncodedCell[] views(Cell cell, Arena arena) {
+        byte[] encoded = CellLayout.encode(cell);
+        byte[] shifted = new byte[encoded.length + 5];
+        System.arraycopy(encoded, 0, shifted, 5, encoded.length);
+        MemorySegment offHeap = arena.allocate(encoded.length + 3);
+        MemorySegment.copy(MemorySegment.ofArray(encoded), 0, offHeap, 3, encoded.length);
+        return new EncodedCell[] {
+            EncodedCell.decode(MemorySegment.ofArray(shifted), shifted, 5, shifted.length),
+            EncodedCell.decode(MemorySegment.ofArray(shifted), 5, shifted.length),
+            EncodedCell.decode(offHeap, 3, offHeap.byteSize())};
+    }
+
+    /**
+     * The part comparisons of encoded cells (rows, families, qualifiers, columns) and their
+     * timestamps and copies say the same on the array path and the segment paths, for cells that
+     * share some parts and differ in others.
+     */
+    @Property(tries = 1500)
+    void partComparisonsAgreeOnArraysAndSegments(@ForAll("cells") Cell a, @ForAll("cells") Cell b,
+                                                  @ForAll @IntRange(min = 0, max = 3) int shared) {
+        Cell c = switch (shared) {
+            case 0 -> b;
+            case 1 -> Cell.of(a.rowBytes(), b.familyBytes(), b.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+            case 2 -> Cell.of(b.rowBytes(), a.familyBytes(), a.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+            default -> Cell.of(a.rowBytes(), a.familyBytes(), a.qualifierBytes(), b.timestamp(), b.type(), b.valueBytes());
+        };
+        boolean sameRow = Arrays.equals(a.rowBytes(), c.rowBytes());
+        boolean sameFamily = Arrays.equals(a.familyBytes(), c.familyBytes());
+        boolean sameQualifier = Arrays.equals(a.qualifierBytes(), c.qualifierBytes());
+        try (Arena arena = Arena.ofConfined()) {
+            EncodedCell[] as = views(a, arena);
+            EncodedCell[] cs = views(c, arena);
+            assertThat(as[0].array()).isNotNull();
+            for (EncodedCell x : as) {
+                assertThat(x.timestamp()).isEqualTo(a.timestamp());
+                assertThat(x.type()).isEqualTo(a.type());
+                assertThat(x.valueBytes()).isEqualTo(a.valueBytes());
+                assertThat(x.qualifierBytes()).isEqualTo(a.qualifierBytes());
+                assertThat(x.hasRow(c.rowBytes())).isEqualTo(sameRow);
+                assertThat(x.hasFamily(c.familyBytes())).isEqualTo(sameFamily);
+                for (EncodedCell y : cs) {
+                    assertThat(x.sameRow(y)).isEqualTo(sameRow);
+                    assertThat(x.sameFamily(y)).isEqualTo(sameFamily);
+                    assertThat(x.sameQualifier(y)).isEqualTo(sameQualifier);
+                    assertThat(x.sameColumn(y)).isEqualTo(sameRow && sameFamily && sameQualifier);
+                }
+            }
+        }
+    }
+
+    @Example
+    void aSharedSegmentMustViewTheWholeArray() {
+        byte[] encoded = CellLayout.encode(Cell.put("r", "f", "q", 1, "v"));
+        byte[] other = new byte[encoded.length + 1];
+        assertThatThrownBy(() -> EncodedCell.decode(MemorySegment.ofArray(other), encoded, 0, encoded.length))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

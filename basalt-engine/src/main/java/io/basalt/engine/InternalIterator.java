@@ -29,6 +29,15 @@ interface InternalIterator extends AutoCloseable {
         return cell().segment();
     }
 
+    /**
+     * The heap array {@link #keySegment()} views from its start, when it is one (offsets then index
+     * it directly), else {@code null}: merges compare such keys on the arrays, which costs less
+     * than the segment path where heap and native segments meet.
+     */
+    default byte[] keyArray() {
+        return cell().array();
+    }
+
     /** Where the current entry's key starts in {@link #keySegment()}. */
     default long keyOffset() {
         return cell().keyOffset();

@@ -358,6 +358,7 @@ final class MemTable {
 
     // Guarded by this.
     private MemorySegment slab;
+    private byte[] slabArray;
     private int slabUsed;
 
     /** A memtable with a row filter sized for the default flush size (64 MiB). */
@@ -590,7 +591,7 @@ final class MemTable {
     }
 
     private static boolean sameRow(EncodedCell a, EncodedCell b) {
-        return Bytes.equals(a.segment(), a.rowOffset(), a.rowLength(), b.segment(), b.rowOffset(), b.rowLength());
+        return a.sameRow(b);
     }
 
     /**
@@ -605,21 +606,26 @@ final class MemTable {
     private EncodedCell copyToSlab(EncodedCell cell) {
         int length = (int) cell.encodedLength();
         MemorySegment target;
+        byte[] targetArray;
         int at;
         if (length > SLAB_SIZE / 4) {
-            target = MemorySegment.ofArray(new byte[length]); // a large cell gets its own array
+            targetArray = new byte[length]; // a large cell gets its own array
+            target = MemorySegment.ofArray(targetArray);
             at = 0;
         } else {
             if (slab == null || slabUsed + length > SLAB_SIZE) {
-                slab = MemorySegment.ofArray(new byte[SLAB_SIZE]);
+                slabArray = new byte[SLAB_SIZE];
+                slab = MemorySegment.ofArray(slabArray);
                 slabUsed = 0;
             }
             target = slab;
+            targetArray = slabArray;
             at = slabUsed;
             slabUsed += length;
         }
         MemorySegment.copy(cell.segment(), cell.offset(), target, at, length);
-        return EncodedCell.decode(target, at, at + length);
+        // Keeps the array in the view, so comparisons of memtable cells go straight to it.
+        return EncodedCell.decode(target, targetArray, at, at + length);
     }
 
     private void noteSequence(long sequence) {

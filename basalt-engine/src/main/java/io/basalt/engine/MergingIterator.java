@@ -20,7 +20,11 @@ import java.util.List;
 final class MergingIterator implements InternalIterator {
 
     private static int compare(InternalIterator a, InternalIterator b) {
-        int c = CellComparator.compareKeys(a.keySegment(), a.keyOffset(), a.keyLength(), b.keySegment(),
+        byte[] x = a.keyArray();
+        byte[] y = b.keyArray();
+        int c = x != null && y != null
+                ? CellComparator.compareKeys(x, (int) a.keyOffset(), a.keyLength(), y, (int) b.keyOffset(), b.keyLength())
+                : CellComparator.compareKeys(a.keySegment(), a.keyOffset(), a.keyLength(), b.keySegment(),
                 b.keyOffset(), b.keyLength());
         return c != 0 ? c : Long.compare(b.sequence(), a.sequence());
     }

@@ -892,7 +892,6 @@ final class Region {
             InternalIterator merged = sources.size() == 1 ? sources.getFirst() : new MergingIterator(sources);
             merged.seek(rowKey);
             long now = store.clock().getAsLong();
-            MemorySegment[] names = familyNames;
             byte[][] nameBytes = familyNameBytes;
             FamilyDescriptor[] read = familyDescriptors;
             if (!columns.isEmpty()) { // only the selected families, as a scan of them would
@@ -902,7 +901,6 @@ final class Region {
                         selected.add(i);
                     }
                 }
-                names = selected.stream().map(i -> familyNames[i]).toArray(MemorySegment[]::new);
                 nameBytes = selected.stream().map(i -> familyNameBytes[i]).toArray(byte[][]::new);
                 read = selected.stream().map(i -> familyDescriptors[i]).toArray(FamilyDescriptor[]::new);
             }
@@ -915,10 +913,10 @@ final class Region {
                 visibility[i] = new Visibility(readPoint, family, now);
             }
             ScanFilter filter = get.filter() == null ? null : ScanFilter.compile(get.filter(), false);
-            List<Cell> cells = RegionScanner.readRow(merged, row, names, nameBytes, visibility,
+            List<Cell> cells = RegionScanner.readRow(merged, row, nameBytes, visibility,
                     RegionScanner.qualifierLimits(columns),
-                    get.timeRange(), get.maxVersions(), filter, filter == null ? null : new boolean[names.length],
-                    filter == null ? null : new byte[names.length][], false, false, false);
+                    get.timeRange(), get.maxVersions(), filter, filter == null ? null : new boolean[nameBytes.length],
+                    filter == null ? null : new byte[nameBytes.length][], false, false, false);
             if (cells == null) { // the filter passed over the row's key
                 return Result.empty();
             }

@@ -31,7 +31,6 @@ final class RegionScanner implements AutoCloseable {
     private final ReadPoints.Registration registration;
     private final List<FamilyDescriptor> families;
     private final byte[][] familyNames;
-    private final MemorySegment[] familySegments;
     private final Visibility[] visibility;
     private final List<MemTable> memtables;
     private final List<SSTableReader> files;
@@ -85,7 +84,6 @@ final class RegionScanner implements AutoCloseable {
             }
         }
         this.familyNames = new byte[families.size()][];
-        this.familySegments = new MemorySegment[families.size()];
         this.visibility = new Visibility[families.size()];
         this.closedFamilies = new boolean[families.size()];
         this.seekRows = new byte[families.size()][];
@@ -93,7 +91,6 @@ final class RegionScanner implements AutoCloseable {
         this.readRejected = filter != null && !scan.raw() && !scan.reversed() && filter.observesRejectedRows();
         for (int i = 0; i < families.size(); i++) {
             familyNames[i] = Bytes.utf8(families.get(i).name());
-            familySegments[i] = MemorySegment.ofArray(familyNames[i]);
             visibility[i] = new Visibility(readPoint, families.get(i), now);
         }
         this.memtables = new ArrayList<>();
@@ -299,7 +296,7 @@ final class RegionScanner implements AutoCloseable {
         if (scan.raw()) {
             return rawRow(row);
         }
-        List<Cell> cells = readRow(merged, row, familySegments, familyNames, visibility, qualifierLimits, scan.timeRange(),
+        List<Cell> cells = readRow(merged, row, familyNames, visibility, qualifierLimits, scan.timeRange(),
                 scan.maxVersions(), filter, closedFamilies, seekRows, scan.reversed(), keyJudged, readRejected);
         if (filter != null && closedFamilies.length > 0 && allClosed()) {
             finished = true; // the filter closed every family: nothing more can come
@@ -335,7 +332,7 @@ final class RegionScanner implements AutoCloseable {
      * past it); leaves the merge after the row (inside it when it returns {@code null}). Shared by
      * scans and point gets.
      *
-     * @param familySegments the names of the families read, {@code familyNames} the same as arrays
+     * @param familyNames the names of the families read
      * @param visibility one judge per family read, in the same order
      * @param filter judges the row's key at its first visible cell ({@link ScanFilter#judgeRow}),
      *     then each cell the read would return, and may move the merge past the column, family or
@@ -365,12 +362,10 @@ final class RegionScanner implements AutoCloseable {
      *     merge is left inside the row; the decision is the filter's {@code rowDecision()}) and
      *     the row is not read through
      */
-    static List<Cell> readRow(InternalIterator merged, byte[] row, MemorySegment[] familySegments,
-                              byte[][] familyNames, Visibility[] visibility,
+    static List<Cell> readRow(InternalIterator merged, byte[] row, byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
                               ScanFilter filter, boolean[] closedFamilies, byte[][] seekRows, boolean reversed,
                               boolean keyJudged, boolean readRejected) {
-        MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         for (Visibility v : visibility) {
             v.reset();
@@ -390,14 +385,12 @@ final class RegionScanner implements AutoCloseable {
 
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
-            MemorySegment segment = cell.segment();
-            if (!Bytes.equals(segment, cell.rowOffset(), cell.rowLength(), rowSegment, 0, row.length)) {
+            if (!cell.hasRow(row)) {
                 break;
             }
-            if (familyCell == null || !Bytes.equals(familyCell.segment(), familyCell.familyOffset(),
-                    familyCell.familyLength(), segment, cell.familyOffset(), cell.familyLength())) {
+            if (familyCell == null || !familyCell.sameFamily(cell)) {
                 familyCell = cell;
-                familyIndex = familyIndex(familySegments, cell);
+                familyIndex = familyIndex(familyNames, cell);
                 columnCell = null;
                 qualifiers = familyIndex < 0 || columns.isEmpty() ? null : columns.get(familyNames[familyIndex]);
                 sought = false;
@@ -414,8 +407,7 @@ final class RegionScanner implements AutoCloseable {
                 continue;
             }
             if (familyIndex >= 0) {
-                if (columnCell == null || !Bytes.equals(columnCell.segment(), columnCell.qualifierOffset(),
-                        columnCell.qualifierLength(), segment, cell.qualifierOffset(), cell.qualifierLength())) {
+                if (columnCell == null || !columnCell.sameQualifier(cell)) {
                     columnCell = cell;
                     returnedVersions = 0;
                     columnSelected = qualifiers == null || qualifiers.isEmpty() || qualifiers.contains(cell.qualifierBytes());
@@ -605,10 +597,7 @@ final class RegionScanner implements AutoCloseable {
             return;
         }
         EncodedCell next = merged.cell();
-        MemorySegment segment = next.segment();
-        if (!Bytes.equals(segment, next.rowOffset(), next.rowLength(), MemorySegment.ofArray(row), 0, row.length)
-                || !Bytes.equals(segment, next.familyOffset(), next.familyLength(), cell.segment(), cell.familyOffset(),
-                cell.familyLength())) {
+        if (!next.hasRow(row) || !next.sameFamily(cell)) {
             return;
         }
         byte[] family = cell.familyBytes();
@@ -623,21 +612,19 @@ final class RegionScanner implements AutoCloseable {
      * consulted: this is what compaction has not yet dropped.
      */
     private List<Cell> rawRow(byte[] row) {
-        MemorySegment rowSegment = MemorySegment.ofArray(row);
         List<Cell> out = new ArrayList<>();
         EncodedCell columnCell = null;
         int puts = 0;
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
-            MemorySegment segment = cell.segment();
-            if (!Bytes.equals(segment, cell.rowOffset(), cell.rowLength(), rowSegment, 0, row.length)) {
+            if (!cell.hasRow(row)) {
                 break;
             }
-            if (columnCell == null || !sameColumn(cell, columnCell)) {
+            if (columnCell == null || !cell.sameColumn(columnCell)) {
                 columnCell = cell;
                 puts = 0;
             }
-            int family = familyIndex(familySegments, cell);
+            int family = familyIndex(familyNames, cell);
             if (merged.sequence() <= readPoint && family >= 0 && scan.timeRange().includes(cell.timestamp())
                     && rawSelected(family, cell)) {
                 if (cell.type() != CellType.PUT) {
@@ -678,12 +665,12 @@ final class RegionScanner implements AutoCloseable {
      */
     private static void skipColumn(InternalIterator merged, byte[] row, EncodedCell column) {
         for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
-            if (!merged.valid() || !sameColumn(merged.cell(), column)) {
+            if (!merged.valid() || !merged.cell().sameColumn(column)) {
                 return;
             }
             merged.next();
         }
-        if (merged.valid() && sameColumn(merged.cell(), column)
+        if (merged.valid() && merged.cell().sameColumn(column)
                 && column.qualifierLength() < io.basalt.cell.Cell.MAX_QUALIFIER_LENGTH) {
             byte[] qualifier = column.qualifierBytes();
             merged.seekForward(SeekKey.firstOnColumn(row, column.familyBytes(),
@@ -691,18 +678,9 @@ final class RegionScanner implements AutoCloseable {
         }
     }
 
-    private static boolean sameColumn(EncodedCell a, EncodedCell b) {
-        return Bytes.equals(a.segment(), a.qualifierOffset(), a.qualifierLength(), b.segment(), b.qualifierOffset(),
-                b.qualifierLength())
-                && Bytes.equals(a.segment(), a.familyOffset(), a.familyLength(), b.segment(), b.familyOffset(),
-                b.familyLength())
-                && Bytes.equals(a.segment(), a.rowOffset(), a.rowLength(), b.segment(), b.rowOffset(), b.rowLength());
-    }
-
-    private static int familyIndex(MemorySegment[] familySegments, EncodedCell cell) {
-        for (int i = 0; i < familySegments.length; i++) {
-            if (Bytes.equals(familySegments[i], 0, familySegments[i].byteSize(), cell.segment(), cell.familyOffset(),
-                    cell.familyLength())) {
+    private static int familyIndex(byte[][] familyNames, EncodedCell cell) {
+        for (int i = 0; i < familyNames.length; i++) {
+            if (cell.hasFamily(familyNames[i])) {
                 return i;
             }
         }

@@ -230,6 +230,12 @@ final class SSTableIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] keyArray() {
+        ensurePositioned();
+        return key;
+    }
+
+    @Override
     public long keyOffset() {
         return 0;
     }

@@ -1,10 +1,8 @@
 package io.basalt.engine;
 
-import io.basalt.bytes.Bytes;
 import io.basalt.cell.EncodedCell;
 import io.basalt.cell.CellType;
 import io.basalt.client.FamilyDescriptor;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,9 +54,8 @@ final class Visibility {
 
     private final List<Marker> familyMarkers = new ArrayList<>();
     private final List<Marker> columnMarkers = new ArrayList<>();
-    private MemorySegment columnSegment;
-    private long columnOffset;
-    private int columnLength = -1;
+    /** The first cell of the current column, {@code null} before one. */
+    private EncodedCell column;
     private int versions;
     private long lastTimestamp = -1;
 
@@ -80,14 +77,7 @@ final class Visibility {
     }
 
     private void startColumn(EncodedCell cell) {
-        if (cell == null) {
-            columnSegment = null;
-            columnLength = -1;
-        } else {
-            columnSegment = cell.segment();
-            columnOffset = cell.qualifierOffset();
-            columnLength = cell.qualifierLength();
-        }
+        column = cell;
         columnMarkers.clear();
         versions = 0;
         lastTimestamp = -1;
@@ -107,8 +97,7 @@ final class Visibility {
             familyMarkers.add(new Marker(cell.timestamp(), sequence, type));
             return Verdict.MARKER;
         }
-        if (columnLength < 0 || !Bytes.equals(columnSegment, columnOffset, columnLength, cell.segment(),
-                cell.qualifierOffset(), cell.qualifierLength())) {
+        if (column == null || !column.sameQualifier(cell)) {
             startColumn(cell);
         }
         if (sequence > readPoint) {

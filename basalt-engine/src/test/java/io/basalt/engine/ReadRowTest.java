@@ -8,7 +8,6 @@ import io.basalt.engine.ListSource.Entry;
 import io.basalt.cell.CellType;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.TimeRange;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
@@ -47,8 +46,7 @@ class ReadRowTest {
                                      int maxVersions) {
         source.seek(SeekKey.firstOnRow(ROW));
         FamilyDescriptor family = FAMILY.withMaxVersions(Math.max(1, maxVersions));
-        List<Cell> cells = RegionScanner.readRow(source, ROW, new MemorySegment[] {MemorySegment.ofArray(Bytes.utf8("f"))},
-                new byte[][] {Bytes.utf8("f")}, new Visibility[] {new Visibility(Long.MAX_VALUE, family, 0)}, columns,
+        List<Cell> cells = RegionScanner.readRow(source, ROW, new byte[][] {Bytes.utf8("f")}, new Visibility[] {new Visibility(Long.MAX_VALUE, family, 0)}, columns,
                 TimeRange.ALL, maxVersions, null, null, null, false, false, false);
         return cells.stream().map(c -> new String(c.qualifierBytes()) + "@" + c.timestamp() + "=" + new String(c.valueBytes()))
                 .toList();

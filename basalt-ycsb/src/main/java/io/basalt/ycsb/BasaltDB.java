@@ -275,6 +275,20 @@ public final class BasaltDB extends DB {
                 .map(io.basalt.engine.StoreMetrics::of);
     }
 
+    /**
+     * Runs a major compaction of {@code table} in the embedded store that {@code uri} shares and
+     * waits for it (for benchmark experiments: reads over one file per family); false when no
+     * embedded store is open at {@code uri}.
+     */
+    public static boolean compactEmbedded(String uri, String table) throws Exception {
+        var connection = SharedConnections.open(uri);
+        if (connection.isEmpty()) {
+            return false;
+        }
+        connection.get().admin().compact(table).get();
+        return true;
+    }
+
     private static String message(Throwable e) {
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }

@@ -152,6 +152,13 @@ public final class YcsbCell implements Callable<Integer> {
                     if (!phase.equals("load") && !phases.contains(phase)) {
                         continue;
                     }
+                    if (phase.equals(System.getProperty("basalt.bench.compactBefore"))) {
+                        // An experiment: the phase reads a store compacted to one file per family.
+                        long started = System.nanoTime();
+                        boolean compacted = BasaltDB.compactEmbedded(binding.getProperty(BindingOptions.URI, ""), "usertable");
+                        System.out.printf(Locale.ROOT, "ycsb: major compaction before %s: %s in %.1f s%n", phase,
+                                compacted ? "done" : "no embedded store", (System.nanoTime() - started) / 1e9);
+                    }
                     var cachesBefore = BasaltDB.embeddedMetrics(binding.getProperty(BindingOptions.URI, ""));
                     Phase result = run(phase, binding, data);
                     var cachesAfter = BasaltDB.embeddedMetrics(binding.getProperty(BindingOptions.URI, ""));
