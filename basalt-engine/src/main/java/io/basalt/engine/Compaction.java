@@ -150,7 +150,7 @@ final class Compaction {
         try (SSTableWriter writer = new SSTableWriter(path, family, expected, store.disk(), Disk.Purpose.COMPACTION);
              MergingIterator merged = new MergingIterator(sources)) {
             Visibility visibility = new Visibility(readPoint, family, now);
-            MemorySegment row = null;
+            byte[] row = null;
             // Only the region's rows: a file a split shared holds its sibling's rows too.
             if (region.start().length > 0) {
                 merged.seek(SeekKey.firstOnRow(region.start()));
@@ -158,13 +158,12 @@ final class Compaction {
             MemorySegment end = region.end().length == 0 ? null : MemorySegment.ofArray(region.end());
             while (merged.valid()) {
                 EncodedCell cell = merged.cell();
-                if (row == null || !Bytes.equals(cell.segment(), cell.rowOffset(), cell.rowLength(), row, 0,
-                        row.byteSize())) {
+                if (row == null || !cell.hasRow(row)) {
                     if (end != null && Bytes.compare(cell.segment(), cell.rowOffset(), cell.rowLength(), end, 0,
                             end.byteSize()) >= 0) {
                         break;
                     }
-                    row = MemorySegment.ofArray(cell.rowBytes());
+                    row = cell.rowBytes();
                     visibility.reset();
                 }
                 Visibility.Verdict verdict = visibility.judge(cell, merged.sequence());

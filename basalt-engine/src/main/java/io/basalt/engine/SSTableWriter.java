@@ -1,6 +1,5 @@
 package io.basalt.engine;
 
-import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
@@ -44,7 +43,6 @@ final class SSTableWriter implements AutoCloseable {
     private MemorySegment previousKeySegment = MemorySegment.ofArray(previousKey);
     private int previousKeyLength;
     private byte[] previousRow;
-    private MemorySegment previousRowSegment;
     // Where the current row began in the block, while it can still move to the next one whole
     // (see moveRowToNextBlock): -1 when it began a block, or too early in one to be worth moving.
     private int rowStartLength = -1;
@@ -83,8 +81,7 @@ final class SSTableWriter implements AutoCloseable {
         MemorySegment key = encoded.key();
         MemorySegment value = encoded.value();
         int keyLength = (int) key.byteSize();
-        boolean newRow = previousRow == null || !Bytes.equals(encoded.segment(), encoded.rowOffset(),
-                encoded.rowLength(), previousRowSegment, 0, previousRow.length);
+        boolean newRow = previousRow == null || !encoded.hasRow(previousRow);
         // Cut the block before this entry would take it, with its trailer, past the family's
         // block size (counting the entry as if it shared no prefix): a block as it lies on disk
         // then fits one block-cache chunk, so a miss reads it straight into one.
@@ -105,7 +102,6 @@ final class SSTableWriter implements AutoCloseable {
                 bloom.add(row);
             }
             previousRow = row.toArray(ValueLayout.JAVA_BYTE);
-            previousRowSegment = MemorySegment.ofArray(previousRow);
         }
         appendEntry(key, value, sequence);
         if (firstKey == null) {

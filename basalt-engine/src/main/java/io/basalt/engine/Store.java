@@ -1,6 +1,5 @@
 package io.basalt.engine;
 
-import io.basalt.bytes.Bytes;
 import io.basalt.cell.EncodedCell;
 import io.basalt.client.BasaltException;
 import io.basalt.client.FamilyDescriptor;
@@ -12,7 +11,6 @@ import io.basalt.client.StoreReadOnlyException;
 import io.basalt.client.TableNotFoundException;
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -888,7 +886,7 @@ final class Store implements Closeable {
             // The last family's name, writer and rules: rows interleave families, but a table
             // usually has one, and naming it per cell (a String from its bytes) was a tenth of the
             // flusher's time.
-            MemorySegment lastFamily = null;
+            EncodedCell lastFamily = null; // a cell of the last family
             String lastName = null;
             SSTableWriter lastWriter = null; // made on the family's first kept cell
             Visibility lastVisibility = null;
@@ -897,18 +895,16 @@ final class Store implements Closeable {
             while (entries.hasNext()) {
                 MemTable.Entry entry = entries.next();
                 EncodedCell cell = (EncodedCell) entry.cell();
-                boolean sameFamily = lastFamily != null && Bytes.equals(cell.segment(), cell.familyOffset(),
-                        cell.familyLength(), lastFamily, 0, lastFamily.byteSize());
+                boolean sameFamily = lastFamily != null && lastFamily.sameFamily(cell);
                 if (!sameFamily) {
                     String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
                     FamilyDescriptor descriptor = region.family(family);
-                    lastFamily = cell.family();
+                    lastFamily = cell;
                     lastName = family;
                     lastWriter = writers.get(family);
                     lastVisibility = visibilities.computeIfAbsent(family, f -> new Visibility(readPoint, descriptor, now));
                 }
-                if (!sameFamily || !Bytes.equals(cell.segment(), cell.rowOffset(), cell.rowLength(),
-                        lastCell.segment(), lastCell.rowOffset(), lastCell.rowLength())) {
+                if (!sameFamily || !lastCell.sameRow(cell)) {
                     lastVisibility.reset(); // a new row, or a new family of the row
                 }
                 lastCell = cell;

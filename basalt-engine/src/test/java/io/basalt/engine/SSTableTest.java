@@ -507,4 +507,42 @@ class SSTableTest {
         }
         assertThat(cache.bytes()).as("closing the file evicts its blocks").isZero();
     }
+
+    /**
+     * Cells on heap arrays (memtables, compactions) and cells on native segments make the same
+     * file, at block sizes that cut rows, move them to the next block and span blocks.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1024, 4096, 16384})
+    void cellsOnArraysAndOffHeapWriteTheSameFile(int blockSize) throws IOException {
+        List<Stored> cells = cells(300, 17);
+        FamilyDescriptor family = FamilyDescriptor.of("f").withBlockSize(blockSize);
+        Path onHeap = dir.resolve("heap.sst");
+        Path offHeap = dir.resolve("native.sst");
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             SSTableWriter heapWriter = new SSTableWriter(onHeap, family, cells.size());
+             SSTableWriter nativeWriter = new SSTableWriter(offHeap, family, cells.size())) {
+            for (Stored s : cells) {
+                byte[] encoded = io.basalt.cell.CellLayout.encode(s.cell);
+                io.basalt.cell.EncodedCell heap = io.basalt.cell.EncodedCell.decode(encoded, 0);
+                java.lang.foreign.MemorySegment segment = arena.allocate(encoded.length + 7);
+                java.lang.foreign.MemorySegment.copy(java.lang.foreign.MemorySegment.ofArray(encoded), 0, segment, 7,
+                        encoded.length);
+                io.basalt.cell.EncodedCell offHeapCell = io.basalt.cell.EncodedCell.decode(segment, 7, segment.byteSize());
+                assertThat(heap.array()).isNotNull();
+                assertThat(offHeapCell.array()).isNull();
+                heapWriter.add(heap, s.sequence);
+                nativeWriter.add(offHeapCell, s.sequence);
+            }
+            heapWriter.finish();
+            nativeWriter.finish();
+        }
+        assertThat(Files.readAllBytes(onHeap)).isEqualTo(Files.readAllBytes(offHeap));
+        SSTableReader reader = SSTableReader.open(1, onHeap, cache);
+        try {
+            assertThat(readAll(reader)).isEqualTo(cells);
+        } finally {
+            reader.release();
+        }
+    }
 }
