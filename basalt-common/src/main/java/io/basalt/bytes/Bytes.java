@@ -69,6 +69,18 @@ public final class Bytes {
     private static final VarHandle ARRAY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final VarHandle ARRAY_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
+    private static final VarHandle ARRAY_SHORT_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+
+    /** The big-endian long at {@code offset} of {@code a} (a cell's timestamp), bounds-checked. */
+    public static long longBE(byte[] a, int offset) {
+        return (long) ARRAY_LONG_BE.get(a, offset);
+    }
+
+    /** The big-endian unsigned short at {@code offset} of {@code a} (a cell's row length), bounds-checked. */
+    public static int unsignedShortBE(byte[] a, int offset) {
+        return Short.toUnsignedInt((short) ARRAY_SHORT_BE.get(a, offset));
+    }
+
     /** {@link #compareShort(MemorySegment, long, MemorySegment, long, long)} on arrays; ranges checked by the caller. */
     private static int compareShort(byte[] a, int aOffset, byte[] b, int bOffset, int length) {
         if (length >= Long.BYTES) {

@@ -171,18 +171,13 @@ public final class CellComparator implements Comparator<Cell> {
                 b.get(ValueLayout.JAVA_BYTE, CellLayout.typeOffset(bKey, bKeyLength)));
     }
 
-    private static final java.lang.invoke.VarHandle ARRAY_SHORT_BE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, java.nio.ByteOrder.BIG_ENDIAN);
-    private static final java.lang.invoke.VarHandle ARRAY_LONG_BE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
-
     /**
      * {@link #compareKeys(MemorySegment, long, int, MemorySegment, long, int)} on heap arrays (keys
      * read from files and memtables): the same order, without the segment path's checks.
      */
     public static int compareKeys(byte[] a, int aKey, int aKeyLength, byte[] b, int bKey, int bKeyLength) {
-        int aRow = Short.toUnsignedInt((short) ARRAY_SHORT_BE.get(a, aKey));
-        int bRow = Short.toUnsignedInt((short) ARRAY_SHORT_BE.get(b, bKey));
+        int aRow = Bytes.unsignedShortBE(a, aKey);
+        int bRow = Bytes.unsignedShortBE(b, bKey);
         int c = Bytes.compare(a, aKey + CellLayout.ROW_LENGTH_SIZE, aRow, b, bKey + CellLayout.ROW_LENGTH_SIZE, bRow);
         if (c != 0) {
             return c;
@@ -204,8 +199,8 @@ public final class CellComparator implements Comparator<Cell> {
         }
         int aTs = aKey + aKeyLength - CellLayout.TIMESTAMP_TYPE_SIZE;
         int bTs = bKey + bKeyLength - CellLayout.TIMESTAMP_TYPE_SIZE;
-        return compareTimestampAndType((long) ARRAY_LONG_BE.get(a, aTs), a[aKey + aKeyLength - 1],
-                (long) ARRAY_LONG_BE.get(b, bTs), b[bKey + bKeyLength - 1]);
+        return compareTimestampAndType(Bytes.longBE(a, aTs), a[aKey + aKeyLength - 1],
+                Bytes.longBE(b, bTs), b[bKey + bKeyLength - 1]);
     }
 
     private static int compareTimestampAndType(long aTs, byte aType, long bTs, byte bType) {

@@ -3,9 +3,6 @@ package io.basalt.cell;
 import io.basalt.bytes.Bytes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * A cell read in place from its {@link CellLayout} encoding, in a heap array or any memory
@@ -254,12 +251,10 @@ public final class EncodedCell extends AbstractCell {
         return segment.asSlice(qualifierOffset(), qualifierLength());
     }
 
-    private static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-
     @Override
     public long timestamp() {
         long at = CellLayout.timestampOffset(keyOffset, keyLength);
-        return array != null ? (long) ARRAY_LONG_BE.get(array, (int) at) : CellLayout.timestamp(segment, at);
+        return array != null ? Bytes.longBE(array, (int) at) : CellLayout.timestamp(segment, at);
     }
 
     /*
