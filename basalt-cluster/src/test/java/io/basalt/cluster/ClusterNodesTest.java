@@ -331,12 +331,13 @@ class ClusterNodesTest {
                 others.forEach(o -> LinkFaults.cut(o, List.of(cut)));
                 LinkFaults.cut(cut, others);
                 try {
-                    // Written through the nodes that still reach each other: a client talking to
-                    // the cut-off node retries it, answered UNAVAILABLE, until its retries run
-                    // out (it moves to another address only after a timeout).
-                    String reachable = "basalt://" + nodes.stream().filter(p -> !p.peerId().equals(cut))
+                    // Written by a client whose first address is the cut-off node: it answers
+                    // UNAVAILABLE every time, and the client moves on to a node that serves.
+                    String cutFirst = "basalt://" + nodes.get(follower.id() - 1).clientAddress() + ","
+                            + nodes.stream().filter(p -> !p.peerId().equals(cut))
                             .map(ClusterPeer::clientAddress).collect(java.util.stream.Collectors.joining(","));
-                    try (Connection rest = Basalt.connect(reachable)) {
+                    try (Connection rest = Basalt.connect(cutFirst, io.basalt.client.net.ClientOptions.builder()
+                            .routeToLeaders(false).build(), io.basalt.client.StoreOptions.defaults())) {
                         AsyncTable majority = rest.table("t");
                         majority.put(Put.of("k").addColumn("f", "q", "new")).get(60, TimeUnit.SECONDS);
                         assertThat(value(majorityRead(majority, "k"))).isEqualTo("new");

@@ -31,6 +31,11 @@ final class Call<T> {
     final boolean write;
     /** Attempts made so far; touched by one attempt's failure path at a time. */
     int attempts;
+    /** The address index ({@link RpcChannel#node}) the latest attempt went to, or -1 before one was sent. */
+    int node = -1;
+    /** {@code UNAVAILABLE} answers in a row from the node {@link #unavailableFrom}. */
+    int unavailable;
+    int unavailableFrom = -1;
 
     Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
         this(op, what, sizeHint, body, decoder, null, false);

@@ -46,8 +46,12 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
     private volatile BasaltException closed;
     private ScheduledFuture<?> sweep;
 
-    RpcChannel(Channel channel, String server, ClientOptions options) {
+    /** The index, among its client's addresses, of the server this connection goes to. */
+    final int node;
+
+    RpcChannel(Channel channel, int node, String server, ClientOptions options) {
         this.channel = channel;
+        this.node = node;
         this.server = server;
         this.options = options;
         this.timeoutNanos = options.operationTimeout().toNanos();
@@ -61,7 +65,33 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
     }
 
     boolean usable() {
-        return closed == null && channel.isActive();
+        return closed == null && !retiring && channel.isActive();
+    }
+
+    /** Set by {@link #retire}: no new requests come, and the connection closes once none is pending. */
+    private volatile boolean retiring;
+    private volatile String retireReason;
+
+    /**
+     * Lets the connection go without failing what is in flight on it: the client sends nothing
+     * new here ({@link #usable()} turns false), requests already sent get their answers (or time
+     * out), and the sweep closes the connection once none is pending.
+     */
+    void retire(String reason) {
+        retireReason = reason;
+        retiring = true;
+        channel.eventLoop().execute(this::closeIfDrained);
+    }
+
+    private void closeIfDrained() {
+        if (retiring && closed == null && pending.size() == 0) {
+            close(retireReason);
+        }
+    }
+
+    /** Runs {@code action} once the connection is closed. */
+    void onClosed(Runnable action) {
+        channel.closeFuture().addListener(_ -> action.run());
     }
 
     String server() {
@@ -276,6 +306,7 @@ final class RpcChannel extends ChannelInboundHandlerAdapter {
                         + options.operationTimeout().toMillis() + " ms (request " + id + ")"), true);
             }
         });
+        closeIfDrained();
     }
 
     @Override

@@ -31,7 +31,8 @@ import java.util.function.Function;
  * Sends requests to one server over a few connections ({@link ClientOptions#connections()}),
  * connecting on first use and again after a connection died. Given several addresses (the nodes
  * of a cluster), it talks to one at a time and moves to the next when it cannot connect, when a
- * connection dies, or when a request times out.
+ * connection dies, when a request times out, or when a node answers one request
+ * {@code UNAVAILABLE} twice in a row (a node cut off from the rest of its cluster keeps answering so).
  *
  * <p>Call ids: to a cluster (several addresses), every write is sent with a {@link CallId}; the
  * cluster applies it once however often it arrives, so such a write is sent again after a lost
@@ -51,6 +52,8 @@ public final class RpcClient implements AutoCloseable {
 
     /** The fewest attempts a cluster's request gets: together some 10 s, more than an election. */
     static final int CLUSTER_RETRIES = 14;
+    /** {@code UNAVAILABLE} answers in a row to one request from one node before the client tries another. */
+    static final int UNAVAILABLE_BEFORE_MOVING_ON = 2;
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** A server's address. */
@@ -196,8 +199,10 @@ public final class RpcClient implements AutoCloseable {
         CompletableFuture<RpcChannel> connection = channel();
         if (connection.state() == Future.State.SUCCESS) {
             // Connected: send now, without a completion stage (and its allocations) per request.
+            RpcChannel ch = connection.resultNow();
             identify(call);
-            connection.resultNow().send(call, onFailure);
+            call.node = ch.node;
+            ch.send(call, onFailure);
             return;
         }
         connection.whenComplete((ch, failure) -> {
@@ -207,6 +212,7 @@ public final class RpcClient implements AutoCloseable {
                         failure), false);
             } else {
                 identify(call);
+                call.node = ch.node;
                 ch.send(call, onFailure);
             }
         });
@@ -220,8 +226,21 @@ public final class RpcClient implements AutoCloseable {
             call.future.completeExceptionally(failure);
             return;
         }
-        if (cluster() && failure instanceof OperationTimeoutException) {
-            moveOn(current.get()); // a node that does not answer in time may be paused: try another
+        if (cluster() && call.node >= 0) {
+            if (failure instanceof OperationTimeoutException) {
+                moveOn(call.node); // a node that does not answer in time may be paused: try another
+            } else if (failure instanceof io.basalt.client.UnavailableException) {
+                // One UNAVAILABLE is most likely an election, over before the retry; a second in a
+                // row from the same node says it is cut off from the cluster: another node may serve.
+                if (call.unavailableFrom != call.node) {
+                    call.unavailableFrom = call.node;
+                    call.unavailable = 0;
+                }
+                if (++call.unavailable >= UNAVAILABLE_BEFORE_MOVING_ON) {
+                    call.unavailable = 0;
+                    moveOn(call.node);
+                }
+            }
         }
         long backoff = Math.min(options.retryBackoff().toNanos() << Math.min(call.attempts - 1, 20), MAX_BACKOFF_NANOS);
         backingOff.add(call);
@@ -257,23 +276,23 @@ public final class RpcClient implements AutoCloseable {
     }
 
     private void connect(CompletableFuture<RpcChannel> result) {
+        int index = current.get();
+        Address address = addresses.get(index);
+        String server = address.toString();
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
                 if (tls != null) {
-                    Address to = addresses.get(current.get());
-                    ch.pipeline().addLast(io.basalt.protocol.Tls.clientHandler(tls, ch.alloc(), to.host(), to.port()));
+                    ch.pipeline().addLast(io.basalt.protocol.Tls.clientHandler(tls, ch.alloc(), address.host(),
+                            address.port()));
                 }
                 if (options.flushConsolidation()) {
                     ch.pipeline().addLast(new FlushConsolidationHandler(1024, true));
                 }
                 ch.pipeline().addLast(new FrameDecoder(options.maxFrameSize()));
-                ch.pipeline().addLast(new RpcChannel(ch, addresses.get(current.get()).toString(), options));
+                ch.pipeline().addLast(new RpcChannel(ch, index, server, options));
             }
         });
-        int index = current.get();
-        Address address = addresses.get(index);
-        String server = address.toString();
         ChannelFuture connecting = b.connect(address.host(), address.port());
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
@@ -312,21 +331,32 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /**
-     * After the server at {@code failed} did not connect or answer: the next connection goes to the
-     * next address (when another attempt has not moved on already), and the connections to the
-     * failed one are let go.
+     * After the server at {@code failed} did not connect or answer, or said twice it cannot serve:
+     * the next connection goes to the next address (when another attempt has not moved on
+     * already), and the connections to the failed one are retired. Retiring sends nothing new on
+     * them but lets requests in flight there finish, so a request that may not be sent twice (a
+     * {@code FLUSH}) is not failed by a move it had no part in.
      */
     private void moveOn(int failed) {
         if (addresses.size() > 1 && current.compareAndSet(failed, (failed + 1) % addresses.size())) {
             for (int i = 0; i < slots.length(); i++) {
                 CompletableFuture<RpcChannel> f = slots.get(i);
                 if (f != null && f.isDone() && !f.isCompletedExceptionally() && slots.compareAndSet(i, f, null)) {
-                    f.join().close("moving to " + addresses.get(current.get()) + " after " + addresses.get(failed)
+                    RpcChannel ch = f.join();
+                    retired.add(ch);
+                    ch.onClosed(() -> retired.remove(ch));
+                    ch.retire("moved to " + addresses.get(current.get()) + " after " + addresses.get(failed)
                             + " failed");
+                    if (closed) { // close() may have swept the set before the add
+                        ch.close("closed by the client");
+                    }
                 }
             }
         }
     }
+
+    /** Connections let go by {@link #moveOn} that still carry requests; closed with the client. */
+    private final Set<RpcChannel> retired = ConcurrentHashMap.newKeySet();
 
     /** Requests in flight over every connection, for tests and metrics. */
     public int inFlight() {
@@ -351,6 +381,9 @@ public final class RpcClient implements AutoCloseable {
                 f.completeExceptionally(closing);
                 f.thenAccept(ch -> ch.close("closed by the client"));
             }
+        }
+        for (RpcChannel ch : retired) {
+            ch.close("closed by the client");
         }
         for (Call<?> call : backingOff) {
             if (backingOff.remove(call)) {
