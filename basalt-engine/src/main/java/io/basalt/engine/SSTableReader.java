@@ -285,7 +285,27 @@ final class SSTableReader {
     static final class Scratch {
         ByteBuffer buffer;
         MemorySegment segment;
+        /** Reads {@link #READ_AHEAD_BYTES} at a time and serves the next blocks from them: a pass over every block. */
+        final boolean readAhead;
+        /** Where in the file {@link #buffer}'s bytes begin (read ahead), or -1 when it holds none. */
+        long start = -1;
+        int filled;
+
+        Scratch() {
+            this(false);
+        }
+
+        Scratch(boolean readAhead) {
+            this.readAhead = readAhead;
+        }
     }
+
+    /**
+     * How much a compaction's input reads at once. Why: it reads every block of its inputs in
+     * order, and one {@code pread} per 8 KiB block was 26,000 calls in 5 s of a YCSB load on the
+     * compactor thread; the kernel had the bytes already (its own read-ahead), the calls were the cost.
+     */
+    static final int READ_AHEAD_BYTES = 256 * 1024;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     /** The largest block read through a thread's scratch buffer (1 MiB). */
@@ -312,6 +332,10 @@ final class SSTableReader {
     MemorySegment loadDataBlockInto(int i, Scratch scratch) throws IOException {
         long offset = blockOffsets[i];
         int onDiskSize = blockSizes[i];
+        if (scratch.readAhead && onDiskSize <= READ_AHEAD_BYTES / 2) {
+            return loadReadAhead(i, scratch);
+        }
+        scratch.start = -1; // the read below overwrites what was read ahead
         if (onDiskSize > SCRATCH_LIMIT) { // a block of huge cells: no thread keeps a buffer that size
             BlockBytes block = readBlockBytes(offset, onDiskSize);
             return MemorySegment.ofArray(block.bytes()).asSlice(0, block.length());
@@ -423,7 +447,45 @@ final class SSTableReader {
 
     /** An iterator that reads blocks without filling the block cache, for compactions. */
     InternalIterator newCompactionIterator() {
-        return new SSTableIterator(this, new Scratch());
+        return new SSTableIterator(this, new Scratch(true));
+    }
+
+    /**
+     * Data block {@code i} from {@code scratch}'s read-ahead: served from the bytes read before when
+     * they hold it whole, else read with up to {@link #READ_AHEAD_BYTES} after it (never past the
+     * last data block). Checked as every block is; valid until the next read into {@code scratch}.
+     */
+    private MemorySegment loadReadAhead(int i, Scratch scratch) throws IOException {
+        long offset = blockOffsets[i];
+        int onDiskSize = blockSizes[i];
+        if (scratch.buffer == null || scratch.buffer.capacity() < READ_AHEAD_BYTES) {
+            scratch.buffer = ByteBuffer.allocateDirect(READ_AHEAD_BYTES);
+            scratch.segment = MemorySegment.ofBuffer(scratch.buffer);
+            scratch.start = -1;
+        }
+        if (scratch.start < 0 || offset < scratch.start || offset + onDiskSize > scratch.start + scratch.filled) {
+            int last = blockOffsets.length - 1;
+            long dataEnd = blockOffsets[last] + blockSizes[last];
+            int length = (int) Math.min(READ_AHEAD_BYTES, dataEnd - offset);
+            scratch.start = -1; // until the read is whole
+            scratch.buffer.clear().limit(length);
+            try {
+                file.read(scratch.buffer, offset);
+            } catch (java.io.EOFException e) {
+                throw new CorruptFileException(path, offset, "file ends inside a block");
+            }
+            scratch.start = offset;
+            scratch.filled = length;
+        }
+        int at = (int) (offset - scratch.start);
+        ByteBuffer raw = scratch.buffer.slice(at, onDiskSize);
+        int content = checked(i, raw);
+        int payloadLength = onDiskSize - SSTableLayout.BLOCK_TRAILER_SIZE;
+        if (content == payloadLength && raw.get(payloadLength) == SSTableLayout.COMPRESSION_NONE) {
+            return scratch.segment.asSlice(at, payloadLength);
+        }
+        byte[] payload = scratch.segment.asSlice(at, payloadLength).toArray(ValueLayout.JAVA_BYTE);
+        return MemorySegment.ofArray(decompress(payload, payloadLength, content, offset));
     }
 
     /** Loads data block {@code i} from disk (checked, decompressed); the block cache's miss path. */
@@ -458,6 +520,16 @@ final class SSTableReader {
 
     int blockCount() {
         return lastKeys.length;
+    }
+
+    /** Where data block {@code i} begins in the file (for tests). */
+    long blockOffset(int i) {
+        return blockOffsets[i];
+    }
+
+    /** Data block {@code i}'s size on disk, trailer included (for tests). */
+    int blockSize(int i) {
+        return blockSizes[i];
     }
 
 

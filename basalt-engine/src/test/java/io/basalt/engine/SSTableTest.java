@@ -476,6 +476,169 @@ class SSTableTest {
         }
     }
 
+    private static List<Stored> readAllForCompaction(SSTableReader reader) {
+        List<Stored> out = new ArrayList<>();
+        try (InternalIterator it = reader.newCompactionIterator()) {
+            for (; it.valid(); it.next()) {
+                out.add(new Stored(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(it.cell()), 0),
+                        it.sequence()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A compaction's input reads {@link SSTableReader#READ_AHEAD_BYTES} at a time: a file several
+     * times that size, with cells large enough that their blocks are read on their own between
+     * read-ahead ones, reads back whole and in order, compressed or not.
+     */
+    @ParameterizedTest
+    @EnumSource(Compression.class)
+    void aCompactionsReadAheadReadsBackExactlyWhatWasWritten(Compression compression) throws IOException {
+        List<Stored> cells = new ArrayList<>(cells(3000, 21));
+        Random random = new Random(22);
+        for (int r : new int[] {10, 1500, 2999}) {
+            byte[] huge = new byte[SSTableReader.READ_AHEAD_BYTES / 2 + 1000 * r % 7919];
+            random.nextBytes(huge);
+            String row = String.format("user%08d", r * 7) + "x"; // between two rows of cells(...)
+            cells.add(new Stored(Cell.of(row.getBytes(), "f".getBytes(), "q".getBytes(), 100, CellType.PUT, huge), 1));
+        }
+        cells.sort((a, b) -> {
+            int c = CellComparator.INSTANCE.compare(a.cell, b.cell);
+            return c != 0 ? c : Long.compare(b.sequence, a.sequence);
+        });
+        SSTableReader reader = write(dir.resolve("t.sst"), cells,
+                FamilyDescriptor.of("f").withBlockSize(4096).withCompression(compression));
+        try {
+            assertThat(Files.size(dir.resolve("t.sst"))).isGreaterThan(3L * SSTableReader.READ_AHEAD_BYTES);
+            assertThat(readAllForCompaction(reader)).isEqualTo(cells);
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** The local disk, counting the reads of the files it opens and the writes of those it creates. */
+    private static Disk countingDisk(java.util.concurrent.atomic.AtomicInteger reads,
+                                     java.util.concurrent.atomic.AtomicInteger writes) {
+        return (Disk) java.lang.reflect.Proxy.newProxyInstance(Disk.class.getClassLoader(),
+                new Class<?>[] {Disk.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(LocalDisk.INSTANCE, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (result instanceof Disk.ReadableFile file) {
+                        return new Disk.ReadableFile() {
+                            @Override
+                            public void read(java.nio.ByteBuffer into, long position) throws IOException {
+                                reads.incrementAndGet();
+                                file.read(into, position);
+                            }
+
+                            @Override
+                            public long size() throws IOException {
+                                return file.size();
+                            }
+
+                            @Override
+                            public void close() throws IOException {
+                                file.close();
+                            }
+                        };
+                    }
+                    if (result instanceof Disk.WritableFile file) {
+                        return (Disk.WritableFile) java.lang.reflect.Proxy.newProxyInstance(
+                                Disk.class.getClassLoader(), new Class<?>[] {Disk.WritableFile.class}, (p, m, a) -> {
+                                    if (m.getName().equals("write")) {
+                                        writes.incrementAndGet();
+                                    }
+                                    try {
+                                        return m.invoke(file, a);
+                                    } catch (java.lang.reflect.InvocationTargetException e) {
+                                        throw e.getCause();
+                                    }
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    /** A writer writes in writes of {@link SSTableWriter#WRITE_BUFFER_BYTES}, not one or two per block. */
+    @Test
+    void aWriterWritesInLargeWrites() throws IOException {
+        Path path = dir.resolve("t.sst");
+        List<Stored> cells = cells(3000, 26);
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        Disk counting = countingDisk(new java.util.concurrent.atomic.AtomicInteger(), writes);
+        try (SSTableWriter writer = new SSTableWriter(path, FamilyDescriptor.of("f").withBlockSize(4096), cells.size(),
+                counting, Disk.Purpose.FLUSH)) {
+            for (Stored c : cells) {
+                writer.add(c.cell, c.sequence);
+            }
+            assertThat(writer.finish().fileSize()).isEqualTo(Files.size(path));
+        }
+        assertThat(Files.size(path)).isGreaterThan(3L * SSTableWriter.WRITE_BUFFER_BYTES);
+        assertThat(writes.get()).isLessThanOrEqualTo((int) (Files.size(path) / SSTableWriter.WRITE_BUFFER_BYTES) + 1);
+        SSTableReader reader = SSTableReader.open(1, path, cache);
+        try {
+            assertThat(readAll(reader)).isEqualTo(cells);
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** A compaction reads its inputs in reads of {@link SSTableReader#READ_AHEAD_BYTES}, not one per block. */
+    @Test
+    void aCompactionReadsItsInputInLargeReads() throws IOException {
+        Path path = dir.resolve("t.sst");
+        List<Stored> cells = cells(3000, 25);
+        write(path, cells, FamilyDescriptor.of("f").withBlockSize(4096)).release();
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        Disk counting = countingDisk(reads, new java.util.concurrent.atomic.AtomicInteger());
+        SSTableReader reader = SSTableReader.open(1, path, new BlockCache(0, "test"), counting);
+        try {
+            int opening = reads.get();
+            assertThat(readAllForCompaction(reader)).isEqualTo(cells);
+            long size = Files.size(path);
+            assertThat(reader.blockCount()).isGreaterThan(100);
+            assertThat(reads.get() - opening).isLessThanOrEqualTo((int) (size / SSTableReader.READ_AHEAD_BYTES) + 2);
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** A flipped bit in a data block read ahead for a compaction is reported, never read as data. */
+    @Test
+    void aFlipInABlockReadAheadIsReportedAsDamage() throws IOException {
+        List<Stored> cells = cells(2000, 23);
+        Path path = dir.resolve("t.sst");
+        SSTableReader clean = write(path, cells, FamilyDescriptor.of("f").withBlockSize(4096));
+        long dataEnd;
+        try {
+            dataEnd = clean.blockOffset(clean.blockCount() - 1) + clean.blockSize(clean.blockCount() - 1);
+        } finally {
+            clean.release();
+        }
+        byte[] original = Files.readAllBytes(path);
+        Path damaged = dir.resolve("damaged.sst");
+        Random random = new Random(24);
+        for (int n = 0; n < 200; n++) {
+            int at = random.nextInt((int) dataEnd);
+            byte[] bytes = original.clone();
+            bytes[at] ^= (byte) (1 << (at % 8));
+            Files.write(damaged, bytes);
+            SSTableReader reader = SSTableReader.open(2, damaged, new BlockCache(0, "test"));
+            try {
+                assertThatThrownBy(() -> readAllForCompaction(reader)).as("flip at byte %d", at)
+                        .satisfies(e -> assertThat(e instanceof CorruptFileException ? e : e.getCause())
+                                .isInstanceOf(CorruptFileException.class).hasMessageContaining(damaged.toString()));
+            } finally {
+                reader.release();
+            }
+        }
+    }
+
     @Test
     void truncatedFileIsReported() throws IOException {
         Path path = dir.resolve("t.sst");
