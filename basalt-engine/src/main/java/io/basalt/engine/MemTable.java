@@ -694,9 +694,15 @@ final class MemTable {
         return largestSequence;
     }
 
-    /** Every entry in order; for flushing. */
+    /**
+     * Every entry in order, for flushing a memtable no write changes any more. When nothing has
+     * walked it ({@link #walked}), its rows are taken from {@link #byRow} and sorted into an array
+     * ({@link #sortRows}) rather than moved into the skip list, which only this one pass would
+     * use: the sort with the skip list's inserts was a quarter of the flusher's time in YCSB's load.
+     */
     Iterator<Entry> iterator() {
-        Cursor cursor = new Cursor(this, null);
+        Cursor cursor = walked ? new Cursor(this, null)
+                : Cursor.overSorted(this, sortRows(byRow.values().toArray(new Row[0])));
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -713,6 +719,70 @@ final class MemTable {
                 return entry;
             }
         };
+    }
+
+    /** Rows a {@link #sortRows} sorts by their index in the array; more are sorted by {@link #ROW_ORDER} alone. */
+    private static final int SORT_INDEX_BITS = 20;
+
+    /**
+     * Sorts {@code rows} into {@link #ROW_ORDER} and returns them. How: the bits of each row's two
+     * prefix words ({@link RowKey#rowPrefix}, {@link RowKey#rowPrefix2}) that differ among the rows
+     * (YCSB's keys share "user" and the high half of every digit) give a 44-bit key, packed above
+     * the row's index into one {@code long}; the longs sort as primitives, and rows whose 44 bits
+     * tie are then sorted by {@code ROW_ORDER}. A comparator sort of the rows themselves loads two
+     * rows per comparison, each a likely cache miss.
+     */
+    static <R extends RowKey> R[] sortRows(R[] rows) {
+        int n = rows.length;
+        if (n < 2) {
+            return rows;
+        }
+        if (n > 1 << SORT_INDEX_BITS) {
+            java.util.Arrays.sort(rows, ROW_ORDER);
+            return rows;
+        }
+        long first1 = rows[0].rowPrefix;
+        long first2 = rows[0].rowPrefix2;
+        long vary1 = 0;
+        long vary2 = 0;
+        for (R r : rows) {
+            vary1 |= r.rowPrefix ^ first1;
+            vary2 |= r.rowPrefix2 ^ first2;
+        }
+        // the bits above the first that varies are the same in every row: shift them out
+        int shift = vary1 != 0 ? Long.numberOfLeadingZeros(vary1) : 64 + Long.numberOfLeadingZeros(vary2);
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            long top = shiftedWord(rows[i].rowPrefix, rows[i].rowPrefix2, shift) >>> SORT_INDEX_BITS;
+            keys[i] = (top << SORT_INDEX_BITS | i) ^ Long.MIN_VALUE; // signed order of these is unsigned order of the key
+        }
+        java.util.Arrays.sort(keys);
+        R[] byIndex = rows.clone();
+        int mask = (1 << SORT_INDEX_BITS) - 1;
+        for (int i = 0; i < n; i++) {
+            rows[i] = byIndex[(int) keys[i] & mask];
+        }
+        int start = 0;
+        for (int i = 1; i <= n; i++) {
+            if (i == n || (keys[i] ^ keys[start]) >>> SORT_INDEX_BITS != 0) {
+                if (i - start > 1) {
+                    java.util.Arrays.sort(rows, start, i, ROW_ORDER); // the 44 bits tie: the rows decide
+                }
+                start = i;
+            }
+        }
+        return rows;
+    }
+
+    /** The first 64 bits of the 128-bit word {@code high:low} shifted left by {@code shift} (0-128). */
+    static long shiftedWord(long high, long low, int shift) {
+        if (shift == 0) {
+            return high;
+        }
+        if (shift < 64) {
+            return high << shift | low >>> (64 - shift);
+        }
+        return shift < 128 ? low << (shift - 64) : 0;
     }
 
     /**
@@ -766,6 +836,17 @@ final class MemTable {
             this.rows = memtable.rows;
             this.only = only;
         }
+
+        /** A cursor over {@code sorted}, rows in order; it only steps forward (a flush's walk), never seeks. */
+        static Cursor overSorted(MemTable memtable, Row[] sorted) {
+            Cursor cursor = new Cursor(memtable, null);
+            cursor.rowIt = java.util.Arrays.asList(sorted).iterator();
+            cursor.forwardOnly = true;
+            cursor.nextRow();
+            return cursor;
+        }
+
+        private boolean forwardOnly;
 
         private void ensurePositioned() {
             if (rowIt == null) {
@@ -870,6 +951,9 @@ final class MemTable {
 
         @Override
         public void seek(Cell key) {
+            if (forwardOnly) {
+                throw new UnsupportedOperationException("a flush's cursor over sorted rows does not seek");
+            }
             if (only != null) {
                 // The row if it is at or after the key, else nothing.
                 rowIt = compareRows(only.cell, key) >= 0 ? List.of(only).iterator() : java.util.Collections.emptyIterator();
