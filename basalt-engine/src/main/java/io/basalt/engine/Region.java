@@ -113,7 +113,12 @@ final class Region {
 
     /** An empty memtable, its row filter sized for the store's flush size. */
     private MemTable newMemTable() {
-        return new MemTable(store.options().memtableFlushSize());
+        return newMemTable(0);
+    }
+
+    /** {@link #newMemTable()}, its row index sized for {@code expectedRows} (the last one's count). */
+    private MemTable newMemTable(int expectedRows) {
+        return new MemTable(store.options().memtableFlushSize(), expectedRows);
     }
 
     /** The region's id (unique in the store; the manifest's and the row locks' key). */
@@ -1103,7 +1108,7 @@ final class Region {
         publish(v -> {
             List<MemTable> flushing = new ArrayList<>(v.flushing());
             flushing.add(frozen);
-            return new View(newMemTable(), flushing, v.files());
+            return new View(newMemTable(frozen.rowCount()), flushing, v.files());
         }, false);
         return frozen;
     }

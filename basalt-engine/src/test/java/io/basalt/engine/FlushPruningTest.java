@@ -48,6 +48,22 @@ class FlushPruningTest {
         return r.isEmpty() ? null : new String(r.value("f", "q"), StandardCharsets.UTF_8);
     }
 
+    /** The memtable after a flush has its row index sized for as many rows as the one flushed. */
+    @Test
+    void theNextMemtableIsSizedForTheRowsOfTheLast() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            Region region = ((EmbeddedConnection) c).store().table("t").regions().getFirst();
+            assertThat(region.view().active().expectedRows()).isEqualTo(16);
+            for (int i = 0; i < 3000; i++) {
+                await(c.table("t").put(Put.of("row" + i).addColumn("f", "q", "v")));
+            }
+            assertThat(region.view().active().rowCount()).isEqualTo(3000);
+            await(c.admin().flush("t"));
+            assertThat(region.view().active().expectedRows()).isEqualTo(3000);
+        }
+    }
+
     @Test
     void surplusVersionsAreLeftOutOfTheFlush() throws Exception {
         try (Connection c = open()) {
