@@ -361,5 +361,8 @@ final class SSTableIterator implements InternalIterator {
     public void close() {
         valid = false;
         releaseBlock();
+        if (uncached != null && uncached.readAhead) {
+            uncached.release(); // after the block, which may be a view of it
+        }
     }
 }

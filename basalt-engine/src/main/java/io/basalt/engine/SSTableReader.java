@@ -298,6 +298,33 @@ final class SSTableReader {
         Scratch(boolean readAhead) {
             this.readAhead = readAhead;
         }
+
+        /**
+         * Gives a read-ahead buffer back for the next compaction input (its iterator closed; the
+         * cells it handed out were copies). Without it every input of every compaction allocated
+         * 256 KiB of direct memory that only a garbage collection frees, and a JVM that collects
+         * seldom reaches its direct-memory limit, where the JDK forces a full collection.
+         */
+        void release() {
+            ByteBuffer b = buffer;
+            buffer = null;
+            segment = null;
+            start = -1;
+            if (readAhead && b != null && b.capacity() == READ_AHEAD_BYTES && SPARE_READ_AHEAD.size() < MAX_SPARE_READ_AHEAD) {
+                SPARE_READ_AHEAD.offer(b.clear());
+            }
+        }
+    }
+
+    /** Read-ahead buffers of closed compaction inputs, for the next ones. */
+    private static final java.util.concurrent.ConcurrentLinkedQueue<ByteBuffer> SPARE_READ_AHEAD =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** A compaction merges at most {@link Compaction#MAX_INPUTS} files; room for a few at once. */
+    private static final int MAX_SPARE_READ_AHEAD = 32;
+
+    /** Read-ahead buffers waiting for a compaction input (for tests). */
+    static int spareReadAheadBuffers() {
+        return SPARE_READ_AHEAD.size();
     }
 
     /**
@@ -459,7 +486,8 @@ final class SSTableReader {
         long offset = blockOffsets[i];
         int onDiskSize = blockSizes[i];
         if (scratch.buffer == null || scratch.buffer.capacity() < READ_AHEAD_BYTES) {
-            scratch.buffer = ByteBuffer.allocateDirect(READ_AHEAD_BYTES);
+            ByteBuffer spare = SPARE_READ_AHEAD.poll();
+            scratch.buffer = spare != null ? spare.clear() : ByteBuffer.allocateDirect(READ_AHEAD_BYTES);
             scratch.segment = MemorySegment.ofBuffer(scratch.buffer);
             scratch.start = -1;
         }

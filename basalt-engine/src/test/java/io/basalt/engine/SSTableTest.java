@@ -608,6 +608,25 @@ class SSTableTest {
         }
     }
 
+    /** A closed compaction input gives its read-ahead buffer back, and the next input takes it. */
+    @Test
+    void aClosedCompactionInputsBufferServesTheNext() throws IOException {
+        List<Stored> cells = cells(300, 27);
+        SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(4096));
+        try {
+            assertThat(readAllForCompaction(reader)).isEqualTo(cells); // leaves a spare, or finds one
+            int spares = SSTableReader.spareReadAheadBuffers();
+            assertThat(spares).isPositive();
+            try (InternalIterator it = reader.newCompactionIterator()) {
+                assertThat(it.valid()).isTrue();
+                assertThat(SSTableReader.spareReadAheadBuffers()).as("taken by the open input").isEqualTo(spares - 1);
+            }
+            assertThat(SSTableReader.spareReadAheadBuffers()).as("given back on close").isEqualTo(spares);
+        } finally {
+            reader.release();
+        }
+    }
+
     /** A flipped bit in a data block read ahead for a compaction is reported, never read as data. */
     @Test
     void aFlipInABlockReadAheadIsReportedAsDamage() throws IOException {
