@@ -285,7 +285,7 @@ final class SSTableReader {
     static final class Scratch {
         ByteBuffer buffer;
         MemorySegment segment;
-        /** Reads {@link #READ_AHEAD_BYTES} at a time and serves the next blocks from them: a pass over every block. */
+        /** Reads {@link IoBuffers#BYTES} at a time and serves the next blocks from them: a pass over every block. */
         final boolean readAhead;
         /** Where in the file {@link #buffer}'s bytes begin (read ahead), or -1 when it holds none. */
         long start = -1;
@@ -300,39 +300,18 @@ final class SSTableReader {
         }
 
         /**
-         * Gives a read-ahead buffer back for the next compaction input (its iterator closed; the
-         * cells it handed out were copies). Without it every input of every compaction allocated
-         * 256 KiB of direct memory that only a garbage collection frees, and a JVM that collects
-         * seldom reaches its direct-memory limit, where the JDK forces a full collection.
+         * Gives a read-ahead buffer back ({@link IoBuffers}) for the next compaction input: its
+         * iterator closed, and the cells it handed out were copies.
          */
         void release() {
-            ByteBuffer b = buffer;
+            if (readAhead) {
+                IoBuffers.give(buffer); // one larger, made for a huge block, is dropped
+            }
             buffer = null;
             segment = null;
             start = -1;
-            if (readAhead && b != null && b.capacity() == READ_AHEAD_BYTES && SPARE_READ_AHEAD.size() < MAX_SPARE_READ_AHEAD) {
-                SPARE_READ_AHEAD.offer(b.clear());
-            }
         }
     }
-
-    /** Read-ahead buffers of closed compaction inputs, for the next ones. */
-    private static final java.util.concurrent.ConcurrentLinkedQueue<ByteBuffer> SPARE_READ_AHEAD =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    /** A compaction merges at most {@link Compaction#MAX_INPUTS} files; room for a few at once. */
-    private static final int MAX_SPARE_READ_AHEAD = 32;
-
-    /** Read-ahead buffers waiting for a compaction input (for tests). */
-    static int spareReadAheadBuffers() {
-        return SPARE_READ_AHEAD.size();
-    }
-
-    /**
-     * How much a compaction's input reads at once. Why: it reads every block of its inputs in
-     * order, and one {@code pread} per 8 KiB block was 26,000 calls in 5 s of a YCSB load on the
-     * compactor thread; the kernel had the bytes already (its own read-ahead), the calls were the cost.
-     */
-    static final int READ_AHEAD_BYTES = 256 * 1024;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     /** The largest block read through a thread's scratch buffer (1 MiB). */
@@ -359,7 +338,7 @@ final class SSTableReader {
     MemorySegment loadDataBlockInto(int i, Scratch scratch) throws IOException {
         long offset = blockOffsets[i];
         int onDiskSize = blockSizes[i];
-        if (scratch.readAhead && onDiskSize <= READ_AHEAD_BYTES / 2) {
+        if (scratch.readAhead && onDiskSize <= IoBuffers.BYTES / 2) {
             return loadReadAhead(i, scratch);
         }
         scratch.start = -1; // the read below overwrites what was read ahead
@@ -479,22 +458,21 @@ final class SSTableReader {
 
     /**
      * Data block {@code i} from {@code scratch}'s read-ahead: served from the bytes read before when
-     * they hold it whole, else read with up to {@link #READ_AHEAD_BYTES} after it (never past the
+     * they hold it whole, else read with up to {@link IoBuffers#BYTES} after it (never past the
      * last data block). Checked as every block is; valid until the next read into {@code scratch}.
      */
     private MemorySegment loadReadAhead(int i, Scratch scratch) throws IOException {
         long offset = blockOffsets[i];
         int onDiskSize = blockSizes[i];
-        if (scratch.buffer == null || scratch.buffer.capacity() < READ_AHEAD_BYTES) {
-            ByteBuffer spare = SPARE_READ_AHEAD.poll();
-            scratch.buffer = spare != null ? spare.clear() : ByteBuffer.allocateDirect(READ_AHEAD_BYTES);
+        if (scratch.buffer == null || scratch.buffer.capacity() < IoBuffers.BYTES) {
+            scratch.buffer = IoBuffers.take();
             scratch.segment = MemorySegment.ofBuffer(scratch.buffer);
             scratch.start = -1;
         }
         if (scratch.start < 0 || offset < scratch.start || offset + onDiskSize > scratch.start + scratch.filled) {
             int last = blockOffsets.length - 1;
             long dataEnd = blockOffsets[last] + blockSizes[last];
-            int length = (int) Math.min(READ_AHEAD_BYTES, dataEnd - offset);
+            int length = (int) Math.min(IoBuffers.BYTES, dataEnd - offset);
             scratch.start = -1; // until the read is whole
             scratch.buffer.clear().limit(length);
             try {

@@ -32,19 +32,8 @@ final class SSTableWriter implements AutoCloseable {
     private final Compression compression;
     private final BloomFilter bloom;
 
-    /**
-     * What is written goes out in writes of this many bytes. Why: a block and its trailer were two
-     * {@code write} calls per 8 KiB, each through a temporary direct buffer; in YCSB's load
-     * {@code perf trace} counted 61,000 calls in 5 s on the compactor thread alone, a third of its
-     * time in the kernel.
-     */
-    static final int WRITE_BUFFER_BYTES = 256 * 1024;
-    /** Direct buffers of finished writers, for the next ones (a few: one flusher, a few compactors). */
-    private static final java.util.concurrent.ConcurrentLinkedQueue<ByteBuffer> SPARE_BUFFERS =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private static final int MAX_SPARE_BUFFERS = 8;
-    /** Bytes waiting to be written; null once handed back. */
-    private ByteBuffer out;
+    /** Bytes waiting to be written, in writes of {@link IoBuffers#BYTES}; null once given back. */
+    private ByteBuffer out = IoBuffers.take();
 
     private final GrowableBytes block = new GrowableBytes(64 * 1024);
     private final GrowableBytes index = new GrowableBytes(4 * 1024);
@@ -80,8 +69,6 @@ final class SSTableWriter implements AutoCloseable {
             throws IOException {
         this.path = path;
         this.file = disk.create(path, purpose);
-        ByteBuffer spare = SPARE_BUFFERS.poll();
-        this.out = spare != null ? spare : ByteBuffer.allocateDirect(WRITE_BUFFER_BYTES);
         this.blockSize = family.blockSize();
         this.compression = family.compression();
         this.bloom = family.bloomFilter() ? BloomFilter.forKeys(Math.max(1, expectedRows)) : null;
@@ -297,12 +284,8 @@ final class SSTableWriter implements AutoCloseable {
 
     /** Gives {@link #out} back for another writer; once. */
     private void releaseBuffer() {
-        ByteBuffer b = out;
+        IoBuffers.give(out);
         out = null;
-        if (b != null && SPARE_BUFFERS.size() < MAX_SPARE_BUFFERS) {
-            b.clear();
-            SPARE_BUFFERS.offer(b);
-        }
     }
 
     /** Writes the meta, bloom and index blocks and the footer, and forces the file. */

@@ -488,7 +488,7 @@ class SSTableTest {
     }
 
     /**
-     * A compaction's input reads {@link SSTableReader#READ_AHEAD_BYTES} at a time: a file several
+     * A compaction's input reads {@link IoBuffers#BYTES} at a time: a file several
      * times that size, with cells large enough that their blocks are read on their own between
      * read-ahead ones, reads back whole and in order, compressed or not.
      */
@@ -498,7 +498,7 @@ class SSTableTest {
         List<Stored> cells = new ArrayList<>(cells(3000, 21));
         Random random = new Random(22);
         for (int r : new int[] {10, 1500, 2999}) {
-            byte[] huge = new byte[SSTableReader.READ_AHEAD_BYTES / 2 + 1000 * r % 7919];
+            byte[] huge = new byte[IoBuffers.BYTES / 2 + 1000 * r % 7919];
             random.nextBytes(huge);
             String row = String.format("user%08d", r * 7) + "x"; // between two rows of cells(...)
             cells.add(new Stored(Cell.of(row.getBytes(), "f".getBytes(), "q".getBytes(), 100, CellType.PUT, huge), 1));
@@ -510,7 +510,7 @@ class SSTableTest {
         SSTableReader reader = write(dir.resolve("t.sst"), cells,
                 FamilyDescriptor.of("f").withBlockSize(4096).withCompression(compression));
         try {
-            assertThat(Files.size(dir.resolve("t.sst"))).isGreaterThan(3L * SSTableReader.READ_AHEAD_BYTES);
+            assertThat(Files.size(dir.resolve("t.sst"))).isGreaterThan(3L * IoBuffers.BYTES);
             assertThat(readAllForCompaction(reader)).isEqualTo(cells);
         } finally {
             reader.release();
@@ -564,7 +564,7 @@ class SSTableTest {
                 });
     }
 
-    /** A writer writes in writes of {@link SSTableWriter#WRITE_BUFFER_BYTES}, not one or two per block. */
+    /** A writer writes in writes of {@link IoBuffers#BYTES}, not one or two per block. */
     @Test
     void aWriterWritesInLargeWrites() throws IOException {
         Path path = dir.resolve("t.sst");
@@ -578,8 +578,8 @@ class SSTableTest {
             }
             assertThat(writer.finish().fileSize()).isEqualTo(Files.size(path));
         }
-        assertThat(Files.size(path)).isGreaterThan(3L * SSTableWriter.WRITE_BUFFER_BYTES);
-        assertThat(writes.get()).isLessThanOrEqualTo((int) (Files.size(path) / SSTableWriter.WRITE_BUFFER_BYTES) + 1);
+        assertThat(Files.size(path)).isGreaterThan(3L * IoBuffers.BYTES);
+        assertThat(writes.get()).isLessThanOrEqualTo((int) (Files.size(path) / IoBuffers.BYTES) + 1);
         SSTableReader reader = SSTableReader.open(1, path, cache);
         try {
             assertThat(readAll(reader)).isEqualTo(cells);
@@ -588,7 +588,7 @@ class SSTableTest {
         }
     }
 
-    /** A compaction reads its inputs in reads of {@link SSTableReader#READ_AHEAD_BYTES}, not one per block. */
+    /** A compaction reads its inputs in reads of {@link IoBuffers#BYTES}, not one per block. */
     @Test
     void aCompactionReadsItsInputInLargeReads() throws IOException {
         Path path = dir.resolve("t.sst");
@@ -602,7 +602,7 @@ class SSTableTest {
             assertThat(readAllForCompaction(reader)).isEqualTo(cells);
             long size = Files.size(path);
             assertThat(reader.blockCount()).isGreaterThan(100);
-            assertThat(reads.get() - opening).isLessThanOrEqualTo((int) (size / SSTableReader.READ_AHEAD_BYTES) + 2);
+            assertThat(reads.get() - opening).isLessThanOrEqualTo((int) (size / IoBuffers.BYTES) + 2);
         } finally {
             reader.release();
         }
@@ -615,13 +615,13 @@ class SSTableTest {
         SSTableReader reader = write(dir.resolve("t.sst"), cells, FamilyDescriptor.of("f").withBlockSize(4096));
         try {
             assertThat(readAllForCompaction(reader)).isEqualTo(cells); // leaves a spare, or finds one
-            int spares = SSTableReader.spareReadAheadBuffers();
+            int spares = IoBuffers.spares();
             assertThat(spares).isPositive();
             try (InternalIterator it = reader.newCompactionIterator()) {
                 assertThat(it.valid()).isTrue();
-                assertThat(SSTableReader.spareReadAheadBuffers()).as("taken by the open input").isEqualTo(spares - 1);
+                assertThat(IoBuffers.spares()).as("taken by the open input").isEqualTo(spares - 1);
             }
-            assertThat(SSTableReader.spareReadAheadBuffers()).as("given back on close").isEqualTo(spares);
+            assertThat(IoBuffers.spares()).as("given back on close").isEqualTo(spares);
         } finally {
             reader.release();
         }

@@ -237,8 +237,7 @@ public final class RpcClient implements AutoCloseable {
                     call.unavailable = 0;
                 }
                 if (++call.unavailable >= UNAVAILABLE_BEFORE_MOVING_ON) {
-                    call.unavailable = 0;
-                    moveOn(call.node);
+                    moveOn(call.node); // the next attempt goes to another node, whose count starts afresh
                 }
             }
         }
