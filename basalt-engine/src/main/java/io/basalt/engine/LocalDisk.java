@@ -118,7 +118,8 @@ final class LocalDisk implements Disk {
     private static final class LogWriter implements WritableFile {
         private final Path path;
         private final RandomAccessFile file;
-        private long size;
+        /** Written by the writing thread; volatile for a force on another (the log's timed force runs beside writes). */
+        private volatile long size;
 
         LogWriter(Path path) throws IOException {
             this.path = path;

@@ -268,4 +268,132 @@ class AsyncLogWriterTest {
             assertThat(rows).hasSize(threads * each);
         }
     }
+
+    // ------------------------------------------------------------------ the timed force beside writes
+
+    /**
+     * The log's once-a-second force runs without the write token: while the disk is held in it,
+     * lone puts, a batch of several records and writers on several threads are all written and
+     * answered (with the token held through the force, every one of them waited for it).
+     */
+    @Test
+    void writersAreAnsweredWhileTheTimedForceIsHeld() throws Exception {
+        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            WriteAheadLog wal = ((EmbeddedConnection) c).store().wal();
+            FaultyDisk.Pause force = disk.pauseNext(Place.WAL_FORCE);
+            await(c.table("t").put(Put.of("first").addColumn("f", "q", "1"))); // something for the timer to force
+            force.awaitReached();
+            long forces = wal.forces();
+            for (int i = 0; i < 20; i++) {
+                await(c.table("t").put(Put.of("lone" + i).addColumn("f", "q", "v" + i)));
+            }
+            // a batch that is not all puts logs one record per mutation and wakes the log once:
+            // several records pending at once, which a writer leaves to the syncer unless it forces
+            List<CompletableFuture<Object>> batch = c.table("t").batch(List.of(
+                    Put.of("b1").addColumn("f", "q", "1"), io.basalt.client.Delete.of("lone0"),
+                    Put.of("b2").addColumn("f", "q", "2")));
+            for (CompletableFuture<Object> f : batch) {
+                await(f);
+            }
+            List<Thread> writers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int id = t;
+                writers.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; i < 50; i++) {
+                            await(c.table("t").put(Put.of("w" + id + "-" + i).addColumn("f", "q", "x")));
+                        }
+                    } catch (Exception e) {
+                        problems.add(e.toString());
+                    }
+                }));
+            }
+            for (Thread w : writers) {
+                w.join(TimeUnit.MINUTES.toMillis(2));
+            }
+            assertThat(problems).isEmpty();
+            assertThat(wal.forces()).as("all of it answered while the force was held").isEqualTo(forces);
+            force.release();
+            assertThat(value(c, "lone0")).isNull();
+            assertThat(value(c, "b2")).isEqualTo("2");
+        }
+        try (Connection c = open()) {
+            assertThat(value(c, "w3-49")).isEqualTo("x");
+            assertThat(value(c, "lone19")).isEqualTo("v19");
+            assertThat(value(c, "lone0")).isNull();
+        }
+    }
+
+    /**
+     * What was written while a timed force ran is not counted as forced by it: the next interval
+     * forces again, so that after a power loss every write acknowledged more than an interval
+     * before it is there (ASYNC's promise), the ones written beside the force included.
+     */
+    @Test
+    void writesBesideATimedForceAreForcedByTheNext() throws Exception {
+        Connection c = open();
+        await(c.admin().createTable(TableDescriptor.of("t", "f")));
+        WriteAheadLog wal = ((EmbeddedConnection) c).store().wal();
+        FaultyDisk.Pause force = disk.pauseNext(Place.WAL_FORCE);
+        await(c.table("t").put(Put.of("before").addColumn("f", "q", "1")));
+        force.awaitReached();
+        long forces = wal.forces();
+        for (int i = 0; i < 10; i++) {
+            await(c.table("t").put(Put.of("beside" + i).addColumn("f", "q", "v" + i)));
+        }
+        force.release();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (wal.forces() < forces + 2 && System.nanoTime() < deadline) { // the held one, then the next
+            Thread.sleep(20);
+        }
+        assertThat(wal.forces()).as("a second force, for the writes beside the first").isGreaterThanOrEqualTo(forces + 2);
+        disk.crash();
+        try {
+            c.close();
+        } catch (Exception e) {
+            // the disk is gone
+        }
+        disk.loseUnsynced(new java.util.SplittableRandom(7));
+        try (Connection again = open()) {
+            assertThat(value(again, "before")).isEqualTo("1");
+            for (int i = 0; i < 10; i++) {
+                assertThat(value(again, "beside" + i)).isEqualTo("v" + i);
+            }
+        }
+    }
+
+    /**
+     * A timed force that fails while writers write beside it fails the log: the store goes
+     * read-only, later writes are refused, and what was acknowledged is there after a reopen.
+     */
+    @Test
+    void aTimedForceThatFailsBesideWritersFailsTheLogAndKeepsTheAcknowledged() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            FaultyDisk.Pause force = disk.pauseNext(Place.WAL_FORCE);
+            await(c.table("t").put(Put.of("a").addColumn("f", "q", "1")));
+            force.awaitReached();
+            await(c.table("t").put(Put.of("b").addColumn("f", "q", "2"))); // acknowledged beside the force
+            disk.failNext(Place.WAL_FORCE, Fault.IO_ERROR);
+            force.release();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            Throwable refused = null;
+            while (refused == null && System.nanoTime() < deadline) {
+                CompletableFuture<Void> put = c.table("t").put(Put.of("c").addColumn("f", "q", "3"));
+                try {
+                    put.get(30, TimeUnit.SECONDS);
+                    Thread.sleep(20);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    refused = e.getCause();
+                }
+            }
+            assertThat(refused).isInstanceOf(StoreReadOnlyException.class);
+        }
+        try (Connection c = open()) {
+            assertThat(value(c, "a")).isEqualTo("1");
+            assertThat(value(c, "b")).isEqualTo("2");
+        }
+    }
 }

@@ -395,11 +395,14 @@ final class FaultyDisk implements Disk {
             if (fault != null) {
                 throw error(fault, place, file.path()); // and, as after a real failed fsync, nothing counts as forced
             }
+            // what was written before the force began: a write beside it (the log's writers go on
+            // during its timed force) may or may not be covered, so it does not count
+            long covered = file.size();
             file.force();
             synchronized (FaultyDisk.this) {
                 FileState state = files.get(file.path());
                 if (state != null) {
-                    state.forced = file.size();
+                    state.forced = Math.max(state.forced, Math.min(covered, state.size));
                 }
             }
         }
