@@ -1,5 +1,7 @@
 package io.basalt.cell;
 
+import io.basalt.bytes.Bytes;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -399,11 +401,38 @@ public final class CellLayout {
      * @throws MalformedCellException when the key is not well formed
      */
     public static long validateKey(MemorySegment src, long offset, long keyOffset, int keyLength) {
+        checkKeyLength(offset, keyLength);
+        int rowLength = checkRow(offset, keyLength, rowLength(src, keyOffset));
+        int familyLength = checkFamily(offset, keyLength, rowLength,
+                familyLength(src, familyLengthOffset(keyOffset, rowLength)));
+        checkTail(offset, timestamp(src, timestampOffset(keyOffset, keyLength)),
+                src.get(ValueLayout.JAVA_BYTE, typeOffset(keyOffset, keyLength)));
+        return ((long) rowLength << 32) | familyLength;
+    }
+
+    /**
+     * {@link #validateKey(MemorySegment, long, long, int)} of a key in a heap array, read from the
+     * array: a cell read from a file is checked this way without making a segment of its array.
+     */
+    public static long validateKey(byte[] src, int offset, int keyOffset, int keyLength) {
+        checkKeyLength(offset, keyLength);
+        int rowLength = checkRow(offset, keyLength, Bytes.unsignedShortBE(src, keyOffset));
+        int familyLength = checkFamily(offset, keyLength, rowLength,
+                Byte.toUnsignedInt(src[(int) familyLengthOffset(keyOffset, rowLength)]));
+        checkTail(offset, Bytes.longBE(src, (int) timestampOffset(keyOffset, keyLength)),
+                src[(int) typeOffset(keyOffset, keyLength)]);
+        return ((long) rowLength << 32) | familyLength;
+    }
+
+    private static void checkKeyLength(long offset, int keyLength) {
         if (keyLength < MIN_KEY_LENGTH || keyLength > MAX_KEY_LENGTH) {
             throw new MalformedCellException(offset, "key length " + keyLength + " is outside " + MIN_KEY_LENGTH
                     + ".." + MAX_KEY_LENGTH);
         }
-        int rowLength = rowLength(src, keyOffset);
+    }
+
+    /** The row length, checked to be valid and to leave room in the key for the family length, timestamp and type. */
+    private static int checkRow(long offset, int keyLength, int rowLength) {
         if (rowLength == 0 || rowLength > Cell.MAX_ROW_LENGTH) {
             throw new MalformedCellException(offset, "row length " + rowLength + " is outside 1.."
                     + Cell.MAX_ROW_LENGTH);
@@ -412,7 +441,10 @@ public final class CellLayout {
             throw new MalformedCellException(offset, "row length " + rowLength + " does not fit in a key of "
                     + keyLength + " bytes");
         }
-        int familyLength = familyLength(src, familyLengthOffset(keyOffset, rowLength));
+        return rowLength;
+    }
+
+    private static int checkFamily(long offset, int keyLength, int rowLength, int familyLength) {
         int qualifierLength = qualifierLength(keyLength, rowLength, familyLength);
         if (qualifierLength < 0) {
             throw new MalformedCellException(offset, "family length " + familyLength + " does not fit in a key of "
@@ -422,14 +454,15 @@ public final class CellLayout {
             throw new MalformedCellException(offset, "qualifier length " + qualifierLength + " exceeds the maximum "
                     + Cell.MAX_QUALIFIER_LENGTH);
         }
-        long timestamp = timestamp(src, timestampOffset(keyOffset, keyLength));
+        return familyLength;
+    }
+
+    private static void checkTail(long offset, long timestamp, byte typeCode) {
         if (timestamp < 0) {
             throw new MalformedCellException(offset, "timestamp " + timestamp + " is negative");
         }
-        byte typeCode = src.get(ValueLayout.JAVA_BYTE, typeOffset(keyOffset, keyLength));
         if (CellType.fromCode(typeCode) == null) {
             throw new MalformedCellException(offset, "unknown cell type code " + Byte.toUnsignedInt(typeCode));
         }
-        return ((long) rowLength << 32) | familyLength;
     }
 }

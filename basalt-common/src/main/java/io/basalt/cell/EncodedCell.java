@@ -14,7 +14,14 @@ import java.lang.foreign.ValueLayout;
  */
 public final class EncodedCell extends AbstractCell {
 
-    private final MemorySegment segment;
+    /**
+     * What the view reads; for a cell read from a file ({@link #ofWritten}), made from
+     * {@link #array} only when first asked ({@link #segment()}). Every hot accessor reads the array
+     * directly, and {@code MemorySegment.ofArray} costs two objects (the segment and its heap
+     * session): with one cell view per cell a scan or get returns, those were a quarter of what a
+     * read allocated per cell. Racy on purpose: two threads may each make an equal segment.
+     */
+    private MemorySegment segment;
     /** The array {@link #segment} wholly views, when it was made from one; else {@code null}. */
     private final byte[] array;
     private final long offset;
@@ -88,9 +95,8 @@ public final class EncodedCell extends AbstractCell {
             throw new MalformedCellException(0, "value length " + valueLength + " exceeds the maximum "
                     + Cell.MAX_VALUE_LENGTH);
         }
-        MemorySegment segment = MemorySegment.ofArray(bytes);
-        long lengths = CellLayout.validateKey(segment, 0, keyOffset, keyLength);
-        return new EncodedCell(segment, bytes, 0, keyOffset, keyLength, valueLength, (int) (lengths >>> 32),
+        long lengths = CellLayout.validateKey(bytes, 0, keyOffset, keyLength);
+        return new EncodedCell(null, bytes, 0, keyOffset, keyLength, valueLength, (int) (lengths >>> 32),
                 (int) lengths);
     }
 
@@ -128,7 +134,12 @@ public final class EncodedCell extends AbstractCell {
 
     /** The segment this view reads. */
     public MemorySegment segment() {
-        return segment;
+        MemorySegment made = segment;
+        if (made == null) { // a cell of a file's reader: array-backed (see the field)
+            made = MemorySegment.ofArray(array);
+            segment = made;
+        }
+        return made;
     }
 
     /**
@@ -159,7 +170,7 @@ public final class EncodedCell extends AbstractCell {
      * files store and compare. A view, not a copy.
      */
     public MemorySegment key() {
-        return segment.asSlice(keyOffset, keyLength);
+        return segment().asSlice(keyOffset, keyLength);
     }
 
     /** Bytes of the key. */
@@ -212,7 +223,7 @@ public final class EncodedCell extends AbstractCell {
             return java.util.Arrays.copyOfRange(array, (int) offset, (int) offset + length);
         }
         byte[] out = new byte[length];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, out, 0, length);
+        MemorySegment.copy(segment(), ValueLayout.JAVA_BYTE, offset, out, 0, length);
         return out;
     }
 
@@ -238,23 +249,23 @@ public final class EncodedCell extends AbstractCell {
 
     @Override
     public MemorySegment row() {
-        return segment.asSlice(rowOffset(), rowLength);
+        return segment().asSlice(rowOffset(), rowLength);
     }
 
     @Override
     public MemorySegment family() {
-        return segment.asSlice(familyOffset(), familyLength);
+        return segment().asSlice(familyOffset(), familyLength);
     }
 
     @Override
     public MemorySegment qualifier() {
-        return segment.asSlice(qualifierOffset(), qualifierLength());
+        return segment().asSlice(qualifierOffset(), qualifierLength());
     }
 
     @Override
     public long timestamp() {
         long at = CellLayout.timestampOffset(keyOffset, keyLength);
-        return array != null ? Bytes.longBE(array, (int) at) : CellLayout.timestamp(segment, at);
+        return array != null ? Bytes.longBE(array, (int) at) : CellLayout.timestamp(segment(), at);
     }
 
     /*
@@ -272,7 +283,7 @@ public final class EncodedCell extends AbstractCell {
         if (array != null) {
             return Bytes.equals(array, (int) from, rowLength, row, 0, rowLength);
         }
-        return Bytes.equals(segment, from, rowLength, MemorySegment.ofArray(row), 0, rowLength);
+        return Bytes.equals(segment(), from, rowLength, MemorySegment.ofArray(row), 0, rowLength);
     }
 
     /** Whether the family is {@code family}. */
@@ -284,7 +295,7 @@ public final class EncodedCell extends AbstractCell {
         if (array != null) {
             return Bytes.equals(array, (int) from, familyLength, family, 0, familyLength);
         }
-        return Bytes.equals(segment, from, familyLength, MemorySegment.ofArray(family), 0, familyLength);
+        return Bytes.equals(segment(), from, familyLength, MemorySegment.ofArray(family), 0, familyLength);
     }
 
     /** Whether {@code other} has the same row. */
@@ -312,17 +323,17 @@ public final class EncodedCell extends AbstractCell {
         if (array != null && other.array != null) {
             return Bytes.equals(array, (int) from, length, other.array, (int) otherFrom, length);
         }
-        return Bytes.equals(segment, from, length, other.segment, otherFrom, length);
+        return Bytes.equals(segment(), from, length, other.segment(), otherFrom, length);
     }
 
     @Override
     public CellType type() {
         long at = CellLayout.typeOffset(keyOffset, keyLength);
-        return CellType.fromCode(array != null ? array[(int) at] : segment.get(ValueLayout.JAVA_BYTE, at));
+        return CellType.fromCode(array != null ? array[(int) at] : segment().get(ValueLayout.JAVA_BYTE, at));
     }
 
     @Override
     public MemorySegment value() {
-        return segment.asSlice(keyOffset + keyLength, valueLength);
+        return segment().asSlice(keyOffset + keyLength, valueLength);
     }
 }

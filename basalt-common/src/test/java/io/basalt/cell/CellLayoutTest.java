@@ -124,7 +124,9 @@ class CellLayoutTest {
                 original.valueLength()));
         if (refused != null) {
             assertThat(refused).isInstanceOf(MalformedCellException.class);
-            assertThat(built).as("what decode refuses").isInstanceOf(MalformedCellException.class);
+            assertThat(built).as("what decode refuses").isInstanceOf(MalformedCellException.class)
+                    .as("for the same reason: the key is checked on the array as decode checks it on a segment")
+                    .hasMessage(refused.getMessage());
             return;
         }
         assertThat(built).isNull();
@@ -140,6 +142,28 @@ class CellLayoutTest {
                 cell.valueLength() + 1)).isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("does not fit");
         assertThat(EncodedCell.ofWritten(encoded, (int) cell.keyOffset(), cell.keyLength(), cell.valueLength()))
                 .isEqualTo(cell);
+    }
+
+    /**
+     * A cell built from known lengths reads its array directly and makes its segment only when
+     * asked; the segment and the slices of it show the same bytes as a decoded cell's.
+     */
+    @Property(tries = 300)
+    void aCellBuiltFromKnownLengthsShowsItsBytesThroughItsSegment(@ForAll("cells") Cell cell) {
+        byte[] encoded = CellLayout.encode(cell);
+        EncodedCell decoded = EncodedCell.decode(encoded, 0);
+        EncodedCell built = EncodedCell.ofWritten(encoded, (int) decoded.keyOffset(), decoded.keyLength(),
+                decoded.valueLength());
+        assertThat(built.hasRow(cell.rowBytes())).isTrue();
+        assertThat(built.timestamp()).isEqualTo(cell.timestamp());
+        assertThat(built.qualifierBytes()).isEqualTo(cell.qualifierBytes());
+        assertThat(built.segment().byteSize()).isEqualTo(encoded.length);
+        assertThat(built.segment()).isSameAs(built.segment());
+        assertThat(built.key().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(decoded.key().toArray(ValueLayout.JAVA_BYTE));
+        assertThat(built.value().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(cell.valueBytes());
+        assertThat(built.row().toArray(ValueLayout.JAVA_BYTE)).isEqualTo(cell.rowBytes());
+        assertThat(built.sameColumn(decoded)).isTrue();
+        assertThat(built).isEqualTo(decoded);
     }
 
     @Provide
