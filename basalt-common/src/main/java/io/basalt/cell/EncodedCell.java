@@ -19,7 +19,8 @@ public final class EncodedCell extends AbstractCell {
      * {@link #array} only when first asked ({@link #segment()}). Every hot accessor reads the array
      * directly, and {@code MemorySegment.ofArray} costs two objects (the segment and its heap
      * session): with one cell view per cell a scan or get returns, those were a quarter of what a
-     * read allocated per cell. Racy on purpose: two threads may each make an equal segment.
+     * read allocated per cell. Racy on purpose: two threads may each make an equal segment, and
+     * one whose write another sees is seen whole (a segment's fields are final).
      */
     private MemorySegment segment;
     /** The array {@link #segment} wholly views, when it was made from one; else {@code null}. */

@@ -251,7 +251,7 @@ public final class BasaltDB extends DB {
      * The row's cells as YCSB's fields. A cell read from a file or a memtable lies whole in a heap
      * array of its own that nothing writes again ({@link EncodedCell#array()}): its value is read
      * in place and its name decoded from it, where copying both out first was two arrays per
-     * field and a sixth of what a scan allocated. YCSB only reads the values it is given.
+     * field and a quarter of what a scan allocated. YCSB only reads the values it is given.
      */
     private void copy(Result row, Map<String, ByteIterator> into) {
         for (Cell cell : row.cells()) {
