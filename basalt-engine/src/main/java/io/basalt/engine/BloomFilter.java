@@ -56,7 +56,15 @@ final class BloomFilter {
     }
 
     void add(MemorySegment row) {
-        long h = hash(row);
+        addHash(hash(row));
+    }
+
+    /** {@link #add(MemorySegment)} of the {@code length} bytes at {@code offset} of {@code bytes}. */
+    void add(byte[] bytes, int offset, int length) {
+        addHash(hash(MemorySegment.ofArray(bytes), offset, length));
+    }
+
+    private void addHash(long h) {
         int h1 = (int) h;
         int h2 = (int) (h >>> 32);
         for (int i = 0; i < probes; i++) {

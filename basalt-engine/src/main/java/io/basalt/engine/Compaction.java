@@ -1,13 +1,15 @@
 package io.basalt.engine;
 
 import io.basalt.bytes.Bytes;
-import io.basalt.cell.EncodedCell;
+import io.basalt.cell.CellLayout;
 import io.basalt.client.FamilyDescriptor;
 import io.basalt.client.StoreReadOnlyException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,30 +152,50 @@ final class Compaction {
         try (SSTableWriter writer = new SSTableWriter(path, family, expected, store.disk(), Disk.Purpose.COMPACTION);
              MergingIterator merged = new MergingIterator(sources)) {
             Visibility visibility = new Visibility(readPoint, family, now);
-            byte[] row = null;
+            // Entries go from the inputs' blocks to the output's by key and value, judged on the
+            // key in place: no cell is made of them (see SSTableWriter.add(InternalIterator, ...)).
+            byte[] row = new byte[64]; // the current row's length field and row: a key's first bytes
+            int rowLength = -1;
+            byte[] end = region.end().length == 0 ? null : region.end();
+            byte[] copied = new byte[0]; // a key copied out of a source that has no array
             // Only the region's rows: a file a split shared holds its sibling's rows too.
             if (region.start().length > 0) {
                 merged.seek(SeekKey.firstOnRow(region.start()));
             }
-            MemorySegment end = region.end().length == 0 ? null : MemorySegment.ofArray(region.end());
             while (merged.valid()) {
-                EncodedCell cell = merged.cell();
-                if (row == null || !cell.hasRow(row)) {
-                    if (end != null && Bytes.compare(cell.segment(), cell.rowOffset(), cell.rowLength(), end, 0,
-                            end.byteSize()) >= 0) {
+                merged.checkKey();
+                byte[] key = merged.keyArray();
+                int keyOffset = (int) merged.keyOffset();
+                int keyLength = merged.keyLength();
+                if (key == null) {
+                    if (copied.length < keyLength) {
+                        copied = new byte[Math.max(keyLength, copied.length * 2)];
+                    }
+                    MemorySegment.copy(merged.keySegment(), ValueLayout.JAVA_BYTE, keyOffset, copied, 0, keyLength);
+                    key = copied;
+                    keyOffset = 0;
+                }
+                int rowEnd = CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(key, keyOffset);
+                if (rowLength != rowEnd || !Arrays.equals(row, 0, rowEnd, key, keyOffset, keyOffset + rowEnd)) {
+                    if (end != null && Bytes.compare(key, keyOffset + CellLayout.ROW_LENGTH_SIZE,
+                            rowEnd - CellLayout.ROW_LENGTH_SIZE, end, 0, end.length) >= 0) {
                         break;
                     }
-                    row = cell.rowBytes();
+                    if (row.length < rowEnd) {
+                        row = new byte[Math.max(rowEnd, row.length * 2)];
+                    }
+                    System.arraycopy(key, keyOffset, row, 0, rowEnd);
+                    rowLength = rowEnd;
                     visibility.reset();
                 }
-                Visibility.Verdict verdict = visibility.judge(cell, merged.sequence());
+                Visibility.Verdict verdict = visibility.judge(key, keyOffset, keyLength, merged.sequence());
                 boolean keep = switch (verdict) {
                     case LIVE, FUTURE -> true;
                     case MARKER -> !allFiles;
                     case DROP -> false;
                 };
                 if (keep) {
-                    writer.add(cell, merged.sequence());
+                    writer.add(merged, key, keyOffset, keyLength);
                     kept++;
                 } else {
                     dropped++;

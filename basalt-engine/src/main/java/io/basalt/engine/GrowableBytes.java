@@ -47,6 +47,14 @@ final class GrowableBytes {
         length += count;
     }
 
+    /** Reserves {@code count} bytes for the caller to fill; returns where they start in {@link #bytes}. */
+    int reserve(int count) {
+        ensure(count);
+        int at = length;
+        length += count;
+        return at;
+    }
+
     void segment(MemorySegment src, long from, long count) {
         ensure(count);
         MemorySegment.copy(src, ValueLayout.JAVA_BYTE, from, bytes, length, (int) count);

@@ -48,6 +48,27 @@ interface InternalIterator extends AutoCloseable {
         return cell().keyLength();
     }
 
+    /**
+     * Checks that the current entry's key is a well-formed cell key, as {@link #cell()} does before
+     * making the cell; for callers that use the key and value without the cell (compaction). A
+     * source whose cells were checked when they came in need do nothing.
+     *
+     * @throws CorruptFileException when a file's entry is not a valid cell
+     */
+    default void checkKey() {}
+
+    /** The length of the current entry's value. */
+    default int valueLength() {
+        return cell().valueLength();
+    }
+
+    /** Copies the current entry's value into {@code dst} at {@code offset}, without making the cell where the source can. */
+    default void copyValue(byte[] dst, int offset) {
+        EncodedCell cell = cell();
+        java.lang.foreign.MemorySegment.copy(cell.segment(), java.lang.foreign.ValueLayout.JAVA_BYTE, cell.valueOffset(),
+                dst, offset, cell.valueLength());
+    }
+
     /** The sequence number of the write that stored the current cell. */
     long sequence();
 

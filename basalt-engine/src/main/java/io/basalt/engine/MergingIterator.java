@@ -3,6 +3,7 @@ package io.basalt.engine;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
 import io.basalt.cell.EncodedCell;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -106,6 +107,48 @@ final class MergingIterator implements InternalIterator {
     public long sequence() {
         ensurePositioned();
         return current.sequence();
+    }
+
+    @Override
+    public MemorySegment keySegment() {
+        ensurePositioned();
+        return current.keySegment();
+    }
+
+    @Override
+    public byte[] keyArray() {
+        ensurePositioned();
+        return current.keyArray();
+    }
+
+    @Override
+    public long keyOffset() {
+        ensurePositioned();
+        return current.keyOffset();
+    }
+
+    @Override
+    public int keyLength() {
+        ensurePositioned();
+        return current.keyLength();
+    }
+
+    @Override
+    public void checkKey() {
+        ensurePositioned();
+        current.checkKey();
+    }
+
+    @Override
+    public int valueLength() {
+        ensurePositioned();
+        return current.valueLength();
+    }
+
+    @Override
+    public void copyValue(byte[] dst, int offset) {
+        ensurePositioned();
+        current.copyValue(dst, offset);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.basalt.engine;
 
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
+import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
 import io.basalt.cell.MalformedCellException;
 import java.lang.foreign.MemorySegment;
@@ -250,6 +251,28 @@ final class SSTableIterator implements InternalIterator {
     public long sequence() {
         ensurePositioned();
         return sequence;
+    }
+
+    @Override
+    public void checkKey() {
+        ensurePositioned();
+        try {
+            CellLayout.validateKey(key, 0, 0, keyLength);
+        } catch (MalformedCellException e) {
+            throw damage("entry is not a valid cell: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public int valueLength() {
+        ensurePositioned();
+        return valueLength;
+    }
+
+    @Override
+    public void copyValue(byte[] dst, int offset) {
+        ensurePositioned();
+        block.copyTo(valueOffset, dst, offset, valueLength);
     }
 
     @Override

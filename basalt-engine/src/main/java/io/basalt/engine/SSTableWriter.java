@@ -40,12 +40,9 @@ final class SSTableWriter implements AutoCloseable {
     private int[] restarts = new int[64];
     private int restartCount;
     private int entriesInBlock;
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private byte[] previousKey = new byte[0];
-    private MemorySegment previousKeySegment = MemorySegment.ofArray(previousKey);
     private int previousKeyLength;
-    private byte[] previousRow;
     // Where the current row began in the block, while it can still move to the next one whole
     // (see moveRowToNextBlock): -1 when it began a block, or too early in one to be worth moving.
     private int rowStartLength = -1;
@@ -81,15 +78,49 @@ final class SSTableWriter implements AutoCloseable {
     /** Appends a cell; cells must come in cell order, equal keys newest sequence first. */
     void add(Cell cell, long sequence) throws IOException {
         EncodedCell encoded = cell instanceof EncodedCell e ? e : EncodedCell.decode(CellLayout.encode(cell), 0);
-        MemorySegment key = encoded.key();
-        MemorySegment value = encoded.value();
-        int keyLength = (int) key.byteSize();
-        boolean newRow = previousRow == null || !encoded.hasRow(previousRow);
+        byte[] array = encoded.array();
+        if (array == null) { // a view of native memory: its encoding copied to the heap once
+            encoded = EncodedCell.decode(encoded.segment()
+                    .asSlice(encoded.offset(), encoded.encodedLength()).toArray(ValueLayout.JAVA_BYTE), 0);
+            array = encoded.array();
+        }
+        int valueLength = encoded.valueLength();
+        int valueAt = place(array, (int) encoded.keyOffset(), encoded.keyLength(), valueLength, sequence);
+        System.arraycopy(array, (int) encoded.valueOffset(), block.bytes, valueAt, valueLength);
+    }
+
+    /**
+     * Appends the entry {@code source} is on, whose key is {@code keyLength} bytes at {@code
+     * keyOffset} of {@code key} (the source's {@link InternalIterator#keyArray}, or a copy): the
+     * value goes from the source into the block with no cell made in between. Same order rules as
+     * {@link #add(Cell, long)}.
+     *
+     * <p>Why: a compaction used to make each entry a cell (a new array holding key and value, the
+     * cell's view of it, slices for its key and value) only to take it apart here; those were
+     * two thirds of what the compactor allocated in YCSB's load, and copies it need not make.
+     */
+    void add(InternalIterator source, byte[] key, int keyOffset, int keyLength) throws IOException {
+        int valueLength = source.valueLength();
+        int valueAt = place(key, keyOffset, keyLength, valueLength, source.sequence());
+        source.copyValue(block.bytes, valueAt);
+    }
+
+    /**
+     * Appends an entry's header and key to the block (cutting the block first when the entry would
+     * overflow it); returns where in {@link #block}'s bytes its {@code valueLength} bytes of value
+     * go, reserved and left for the caller to fill.
+     */
+    private int place(byte[] key, int keyOffset, int keyLength, int valueLength, long sequence) throws IOException {
+        int rowEnd = CellLayout.ROW_LENGTH_SIZE + (((key[keyOffset] & 0xFF) << 8) | (key[keyOffset + 1] & 0xFF));
+        // The key's first bytes are its row's length and row: the same row as the entry before
+        // when they match that entry's.
+        boolean newRow = entries == 0 || previousKeyLength < rowEnd
+                || !Arrays.equals(previousKey, 0, rowEnd, key, keyOffset, keyOffset + rowEnd);
         // Cut the block before this entry would take it, with its trailer, past the family's
         // block size (counting the entry as if it shared no prefix): a block as it lies on disk
         // then fits one block-cache chunk, so a miss reads it straight into one.
-        long worstEntry = Varints.size(0) + Varints.size(keyLength) + Varints.size(value.byteSize())
-                + Varints.size(sequence) + keyLength + value.byteSize();
+        long worstEntry = Varints.size(0) + Varints.size(keyLength) + Varints.size(valueLength)
+                + Varints.size(sequence) + keyLength + valueLength;
         if (overflows(worstEntry)) {
             if (!newRow && rowStartLength >= 0) {
                 moveRowToNextBlock();
@@ -100,18 +131,17 @@ final class SSTableWriter implements AutoCloseable {
         }
         if (newRow) {
             markRowStart();
-            MemorySegment row = encoded.row(); // a row's first cell: the others skip the copy
             if (bloom != null) {
-                bloom.add(row);
+                bloom.add(key, keyOffset + CellLayout.ROW_LENGTH_SIZE, rowEnd - CellLayout.ROW_LENGTH_SIZE);
             }
-            previousRow = row.toArray(ValueLayout.JAVA_BYTE);
         }
-        appendEntry(key, value, sequence);
+        int valueAt = appendEntry(key, keyOffset, keyLength, valueLength, sequence);
         if (firstKey == null) {
             firstKey = Arrays.copyOf(previousKey, keyLength);
         }
         entries++;
         maxSequence = Math.max(maxSequence, sequence);
+        return valueAt;
     }
 
     /** Whether an entry of at most {@code worstEntry} bytes would take a non-empty block past its size. */
@@ -142,6 +172,10 @@ final class SSTableWriter implements AutoCloseable {
         keyBeforeRowLength = previousKeyLength;
     }
 
+    /** The entries {@link #moveRowToNextBlock} moves, and the key it rebuilds them on; reused. */
+    private byte[] moving = new byte[0];
+    private byte[] movingKey = new byte[0];
+
     /**
      * Ends the block before the current row and starts the next one with the row's entries so far.
      *
@@ -151,32 +185,42 @@ final class SSTableWriter implements AutoCloseable {
      * cache reads one block, and a small block size costs point reads nothing.
      */
     private void moveRowToNextBlock() throws IOException {
-        byte[] moved = Arrays.copyOfRange(block.bytes, rowStartLength, block.length);
+        int movedLength = block.length - rowStartLength;
+        if (moving.length < movedLength) {
+            moving = new byte[Math.max(movedLength, moving.length * 2)];
+        }
+        System.arraycopy(block.bytes, rowStartLength, moving, 0, movedLength);
         int movedEntries = entriesInBlock - rowStartEntries;
         block.length = rowStartLength;
         restartCount = rowStartRestarts;
         entriesInBlock = rowStartEntries;
-        byte[] key = Arrays.copyOf(keyBeforeRow, keyBeforeRowLength + moved.length); // no key is longer
+        if (movingKey.length < keyBeforeRowLength + movedLength) { // no key is longer
+            movingKey = new byte[Math.max(keyBeforeRowLength + movedLength, movingKey.length * 2)];
+        }
+        System.arraycopy(keyBeforeRow, 0, movingKey, 0, keyBeforeRowLength);
         System.arraycopy(keyBeforeRow, 0, previousKey, 0, keyBeforeRowLength);
         previousKeyLength = keyBeforeRowLength;
         finishDataBlock(false);
-        MemorySegment from = MemorySegment.ofArray(moved);
-        MemorySegment keySegment = MemorySegment.ofArray(key);
-        Varints.Reader in = new Varints.Reader(from, 0, moved.length);
+        byte[] from = moving;
+        byte[] key = movingKey;
+        Varints.Reader in = new Varints.Reader(MemorySegment.ofArray(from), 0, movedLength);
         for (int i = 0; i < movedEntries; i++) { // our own entries, written just now: decoded as written
             int shared = (int) in.readLong();
             int unshared = (int) in.readLong();
-            long valueLength = in.readLong();
+            int valueLength = (int) in.readLong();
             long sequence = in.readLong();
-            System.arraycopy(moved, (int) in.take(unshared, "key"), key, shared, unshared);
-            long valueAt = in.take(valueLength, "value");
-            appendEntry(keySegment.asSlice(0, shared + unshared), from.asSlice(valueAt, valueLength), sequence);
+            System.arraycopy(from, (int) in.take(unshared, "key"), key, shared, unshared);
+            int valueFrom = (int) in.take(valueLength, "value");
+            int valueAt = appendEntry(key, 0, shared + unshared, valueLength, sequence);
+            System.arraycopy(from, valueFrom, block.bytes, valueAt, valueLength);
         }
     }
 
-    /** Encodes one entry into the block, prefix-compressed against the one before it. */
-    private void appendEntry(MemorySegment key, MemorySegment value, long sequence) {
-        int keyLength = (int) key.byteSize();
+    /**
+     * Encodes one entry's header and key into the block, prefix-compressed against the one before
+     * it, and reserves room for its value; returns where the value goes in {@link #block}'s bytes.
+     */
+    private int appendEntry(byte[] key, int keyOffset, int keyLength, int valueLength, long sequence) {
         int shared = 0;
         if (entriesInBlock % SSTableLayout.RESTART_INTERVAL == 0) {
             if (restartCount == restarts.length) {
@@ -184,31 +228,26 @@ final class SSTableWriter implements AutoCloseable {
             }
             restarts[restartCount++] = block.length;
         } else {
-            // Eight bytes a step, then byte by byte: keys share their row, 20-30 bytes in YCSB.
+            // Keys share their row, 20-30 bytes in YCSB: the mismatch compares them a word or more at a time.
             int max = Math.min(keyLength, previousKeyLength);
-            while (shared + Long.BYTES <= max
-                    && previousKeySegment.get(WORD, shared) == key.get(WORD, shared)) {
-                shared += Long.BYTES;
-            }
-            while (shared < max && previousKey[shared] == key.get(ValueLayout.JAVA_BYTE, shared)) {
-                shared++;
-            }
+            int at = Arrays.mismatch(previousKey, 0, max, key, keyOffset, keyOffset + max);
+            shared = at < 0 ? max : at;
         }
         int unshared = keyLength - shared;
         block.varint(shared);
         block.varint(unshared);
-        block.varint(value.byteSize());
+        block.varint(valueLength);
         block.varint(sequence);
-        block.segment(key, shared, unshared);
-        block.segment(value, 0, value.byteSize());
+        block.bytes(key, keyOffset + shared, unshared);
+        int valueAt = block.reserve(valueLength);
         entriesInBlock++;
 
         if (previousKey.length < keyLength) {
             previousKey = new byte[Math.max(keyLength, previousKey.length * 2)];
-            previousKeySegment = MemorySegment.ofArray(previousKey);
         }
-        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, previousKey, 0, keyLength);
+        System.arraycopy(key, keyOffset, previousKey, 0, keyLength);
         previousKeyLength = keyLength;
+        return valueAt;
     }
 
     /** Writes the block and its index entry; {@code rowContinues}: the next block starts with the same row. */

@@ -1,9 +1,12 @@
 package io.basalt.engine;
 
-import io.basalt.cell.EncodedCell;
+import io.basalt.bytes.Bytes;
+import io.basalt.cell.CellLayout;
 import io.basalt.cell.CellType;
+import io.basalt.cell.EncodedCell;
 import io.basalt.client.FamilyDescriptor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -78,6 +81,7 @@ final class Visibility {
 
     private void startColumn(EncodedCell cell) {
         column = cell;
+        columnKeyLength = -1;
         columnMarkers.clear();
         versions = 0;
         lastTimestamp = -1;
@@ -91,19 +95,61 @@ final class Visibility {
     Verdict judge(EncodedCell cell, long sequence) {
         CellType type = cell.type();
         if (type == CellType.DELETE_FAMILY) {
-            if (sequence > readPoint) {
-                return Verdict.FUTURE;
-            }
-            familyMarkers.add(new Marker(cell.timestamp(), sequence, type));
-            return Verdict.MARKER;
+            return familyMarker(cell.timestamp(), sequence);
         }
         if (column == null || !column.sameQualifier(cell)) {
             startColumn(cell);
         }
+        return judgeVersion(type, cell.timestamp(), sequence);
+    }
+
+    /**
+     * The current column's family-length byte, family and qualifier as {@link #judge(byte[], int,
+     * int, long)} last saw them; {@link #columnKeyLength} is -1 before one.
+     */
+    private byte[] columnKey = new byte[64];
+    private int columnKeyLength = -1;
+
+    /**
+     * {@link #judge(EncodedCell, long)} of the cell whose well-formed key is {@code keyLength}
+     * bytes at {@code keyOffset} of {@code key}, read in place: for compaction, which judges
+     * entries without making them cells.
+     */
+    Verdict judge(byte[] key, int keyOffset, int keyLength, long sequence) {
+        int end = keyOffset + keyLength;
+        CellType type = CellType.fromCode(key[end - 1]);
+        long ts = Bytes.longBE(key, end - CellLayout.TIMESTAMP_TYPE_SIZE);
+        if (type == CellType.DELETE_FAMILY) {
+            return familyMarker(ts, sequence);
+        }
+        // The family's length, the family and the qualifier: what follows the row.
+        int from = keyOffset + CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(key, keyOffset);
+        int length = end - CellLayout.TIMESTAMP_TYPE_SIZE - from;
+        if (column != null || columnKeyLength != length
+                || !Arrays.equals(columnKey, 0, length, key, from, from + length)) {
+            startColumn(null);
+            if (columnKey.length < length) {
+                columnKey = new byte[Math.max(length, columnKey.length * 2)];
+            }
+            System.arraycopy(key, from, columnKey, 0, length);
+            columnKeyLength = length;
+        }
+        return judgeVersion(type, ts, sequence);
+    }
+
+    private Verdict familyMarker(long timestamp, long sequence) {
         if (sequence > readPoint) {
             return Verdict.FUTURE;
         }
-        long ts = cell.timestamp();
+        familyMarkers.add(new Marker(timestamp, sequence, CellType.DELETE_FAMILY));
+        return Verdict.MARKER;
+    }
+
+    /** Judges a version of the current column. */
+    private Verdict judgeVersion(CellType type, long ts, long sequence) {
+        if (sequence > readPoint) {
+            return Verdict.FUTURE;
+        }
         if (type.isDelete()) {
             columnMarkers.add(new Marker(ts, sequence, type));
             return Verdict.MARKER;

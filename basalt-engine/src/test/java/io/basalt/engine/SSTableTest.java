@@ -727,4 +727,66 @@ class SSTableTest {
             reader.release();
         }
     }
+    /**
+     * A compaction's path, entries copied by key and value from a file's iterator (through a
+     * merge, as a compaction reads them) with no cell made, writes the same file as the cells do,
+     * at block sizes that cut rows, move them to the next block and span blocks.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1024, 4096, 16384})
+    void entriesCopiedFromAFileWriteTheSameFileAsItsCells(int blockSize) throws IOException {
+        List<Stored> cells = cells(300, 23);
+        FamilyDescriptor family = FamilyDescriptor.of("f").withBlockSize(blockSize);
+        Path original = dir.resolve("cells.sst");
+        Path copy = dir.resolve("entries.sst");
+        SSTableReader reader = write(original, cells, family);
+        try (MergingIterator merged = new MergingIterator(List.of(reader.newCompactionIterator()));
+             SSTableWriter writer = new SSTableWriter(copy, family, cells.size())) {
+            for (; merged.valid(); merged.next()) {
+                merged.checkKey();
+                assertThat(merged.keyArray()).isNotNull();
+                writer.add(merged, merged.keyArray(), (int) merged.keyOffset(), merged.keyLength());
+            }
+            assertThat(writer.finish().entries()).isEqualTo(cells.size());
+        } finally {
+            reader.release();
+        }
+        assertThat(Files.readAllBytes(copy)).isEqualTo(Files.readAllBytes(original));
+    }
+
+    /**
+     * An entry whose key is not a cell's (a bug that wrote one, or damage the checksum missed) is
+     * refused by the check a compaction makes before it copies the entry, as making its cell is.
+     */
+    @Test
+    void aMalformedKeyIsReportedByTheCheckACompactionMakes() throws IOException {
+        // Between two good entries: opening the file checks its first and last keys.
+        List<byte[]> keys = new ArrayList<>();
+        for (String row : List.of("a", "m", "z")) {
+            keys.add(io.basalt.cell.CellLayout.keyBytes(Cell.of(row.getBytes(), "f".getBytes(), "q".getBytes(), 5,
+                    CellType.PUT, new byte[0])));
+        }
+        byte[] bad = keys.get(1);
+        bad[bad.length - 1] = (byte) 0x7E; // no cell type has this code
+        InternalIterator values = new ListSource(List.of(new ListSource.Entry(Cell.of("v".getBytes(),
+                "f".getBytes(), "q".getBytes(), 5, CellType.PUT, "v".getBytes()), 9)));
+        Path path = dir.resolve("bad.sst");
+        try (SSTableWriter writer = new SSTableWriter(path, FamilyDescriptor.of("f"), 3)) {
+            for (byte[] key : keys) {
+                writer.add(values, key, 0, key.length);
+            }
+            writer.finish();
+        }
+        SSTableReader reader = SSTableReader.open(1, path, cache);
+        try (InternalIterator it = reader.newCompactionIterator()) {
+            it.checkKey();
+            it.next();
+            assertThat(it.valid()).isTrue();
+            assertThatThrownBy(it::checkKey).isInstanceOf(CorruptFileException.class)
+                    .hasMessageContaining("unknown cell type code 126");
+            assertThatThrownBy(it::cell).isInstanceOf(CorruptFileException.class);
+        } finally {
+            reader.release();
+        }
+    }
 }
