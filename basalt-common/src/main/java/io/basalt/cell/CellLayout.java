@@ -78,6 +78,22 @@ public final class CellLayout {
         return n;
     }
 
+    /** {@link #readTrustedVarint(MemorySegment, long)} from a heap array. */
+    static int readTrustedVarint(byte[] src, int offset) {
+        byte b = src[offset];
+        if (b >= 0) {
+            return b;
+        }
+        int value = b & 0x7F;
+        int shift = 7;
+        do {
+            b = src[++offset];
+            value |= (b & 0x7F) << shift;
+            shift += 7;
+        } while (b < 0);
+        return value;
+    }
+
     /**
      * Reads a varint of a cell that was already validated: no checks beyond the segment's own
      * bounds. Returns the value; its size is {@link #varintSize(int)} of it.

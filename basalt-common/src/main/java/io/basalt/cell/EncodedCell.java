@@ -101,6 +101,22 @@ public final class EncodedCell extends AbstractCell {
                 (int) lengths);
     }
 
+    /**
+     * A view of the cell at {@code offset} of {@code bytes}, an array of cells the caller encoded
+     * itself ({@link CellLayout#write}) and never writes again: the lengths are read, not checked,
+     * and the segment is made only if asked for. For caches that keep a row's cells as one array
+     * and hand out views of it; a cell from anywhere else goes through {@link #decode(byte[], int)}.
+     */
+    public static EncodedCell ofEncoded(byte[] bytes, int offset) {
+        int keyLength = CellLayout.readTrustedVarint(bytes, offset);
+        int keyVarintSize = CellLayout.varintSize(keyLength);
+        int valueLength = CellLayout.readTrustedVarint(bytes, offset + keyVarintSize);
+        int keyOffset = offset + keyVarintSize + CellLayout.varintSize(valueLength);
+        int rowLength = Bytes.unsignedShortBE(bytes, keyOffset);
+        int familyLength = Byte.toUnsignedInt(bytes[(int) CellLayout.familyLengthOffset(keyOffset, rowLength)]);
+        return new EncodedCell(null, bytes, offset, keyOffset, keyLength, valueLength, rowLength, familyLength);
+    }
+
     /** Reads the cell at {@code offset}, which may use the rest of the segment. */
     public static EncodedCell decode(MemorySegment segment, long offset) {
         return decode(segment, offset, segment.byteSize());
@@ -136,8 +152,8 @@ public final class EncodedCell extends AbstractCell {
     /** The segment this view reads. */
     public MemorySegment segment() {
         MemorySegment made = segment;
-        if (made == null) { // a cell of a file's reader: array-backed (see the field)
-            made = MemorySegment.ofArray(array);
+        if (made == null) { // a view made from an array alone (a file's reader, the row cache): read-only
+            made = MemorySegment.ofArray(array).asReadOnly();
             segment = made;
         }
         return made;

@@ -396,4 +396,41 @@ class CellLayoutTest {
         assertThatThrownBy(() -> EncodedCell.decode(MemorySegment.ofArray(other), encoded, 0, encoded.length))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+    /**
+     * Cells encoded back to back into one array, as a cache keeps a row, read back through {@link
+     * EncodedCell#ofEncoded} as what they were, with read-only segments, long lengths included.
+     */
+    @Property(tries = 500)
+    void cellsEncodedBackToBackReadBackAsViews(@ForAll("cells") Cell a, @ForAll("cells") Cell b,
+                                               @ForAll("cells") Cell c) {
+        Cell[] cells = {a, b, c};
+        long total = 0;
+        for (Cell cell : cells) {
+            total += CellLayout.encodedLength(cell);
+        }
+        byte[] bytes = new byte[(int) total];
+        long at = 0;
+        for (Cell cell : cells) {
+            at += CellLayout.write(cell, MemorySegment.ofArray(bytes), at);
+        }
+        int offset = 0;
+        for (Cell cell : cells) {
+            EncodedCell view = EncodedCell.ofEncoded(bytes, offset);
+            EncodedCell checked = EncodedCell.decode(bytes, offset, bytes.length);
+            assertThat(view.array()).isSameAs(bytes);
+            assertThat(view.offset()).isEqualTo(offset);
+            assertThat(view.encodedLength()).isEqualTo(checked.encodedLength());
+            assertThat(view.keyOffset()).isEqualTo(checked.keyOffset());
+            assertThat(view.rowBytes()).isEqualTo(cell.rowBytes());
+            assertThat(view.familyBytes()).isEqualTo(cell.familyBytes());
+            assertThat(view.qualifierBytes()).isEqualTo(cell.qualifierBytes());
+            assertThat(view.timestamp()).isEqualTo(cell.timestamp());
+            assertThat(view.type()).isEqualTo(cell.type());
+            assertThat(view.valueBytes()).isEqualTo(cell.valueBytes());
+            assertThat(view.sameColumn(checked)).isTrue();
+            assertThat(view.segment().isReadOnly()).isTrue();
+            offset += (int) view.encodedLength();
+        }
+        assertThat(offset).isEqualTo(bytes.length);
+    }
 }

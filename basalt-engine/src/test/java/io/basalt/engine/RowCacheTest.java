@@ -101,6 +101,9 @@ class RowCacheTest {
             Result cached = await(t.get(Get.of("r")));
             assertThat(store.rowCache().hits()).isEqualTo(1);
             Cell cell = cached.cells().getFirst();
+            // A view of the cache's array, which readers may read in place (as a memtable's
+            // cells) but not write through the cell.
+            assertThat(((io.basalt.cell.EncodedCell) cell).array()).isNotNull();
             assertThatThrownBy(() -> cell.value().set(ValueLayout.JAVA_BYTE, 0, (byte) '9'))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> cached.cells().add(cell)).isInstanceOf(UnsupportedOperationException.class);
