@@ -391,4 +391,44 @@ class RowCacheTest {
             assertThat(cache.lookup(region, row, hash, 1, 20)).isNotNull();
         }
     }
+    /**
+     * Eviction is a clock: of the rows a full shard holds, one read since the hand last passed it
+     * goes round again, and the oldest one not read goes (in insertion order alone, the read row
+     * would have gone first).
+     */
+    @Test
+    void aRowReadLatelyOutlivesOlderRowsThatWereNot() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            Region region = store.table("t").regionArray()[0];
+            List<byte[]> rows = new ArrayList<>(); // six rows of one shard, rows of equal length
+            for (int i = 100; rows.size() < 6; i++) {
+                byte[] row = Bytes.utf8("row" + i);
+                if (RowCache.shardOf(region, MemTable.rowHash(row), 1) == 0) {
+                    rows.add(row);
+                }
+            }
+            List<List<Cell>> answers = new ArrayList<>();
+            for (byte[] row : rows) {
+                answers.add(List.of(Cell.put(row, F, Bytes.utf8("a"), 1, new byte[100])));
+            }
+            long charge = io.basalt.cell.CellLayout.encodedLength(answers.getFirst().getFirst())
+                    + RowCache.ENTRY_OVERHEAD + 2L * rows.getFirst().length;
+            RowCache cache = new RowCache(RowCache.SHARDS * (5 * charge + charge / 2)); // five fit a shard
+            for (int i = 0; i < 5; i++) {
+                cache.store(region, rows.get(i), MemTable.rowHash(rows.get(i)), 1, 10, answers.get(i));
+            }
+            assertThat(cache.evictions()).isZero();
+            assertThat(cache.lookup(region, rows.get(0), MemTable.rowHash(rows.get(0)), 1, 10)).isNotNull();
+            cache.store(region, rows.get(5), MemTable.rowHash(rows.get(5)), 1, 10, answers.get(5));
+            assertThat(cache.evictions()).isEqualTo(1);
+            assertThat(cache.lookup(region, rows.get(0), MemTable.rowHash(rows.get(0)), 1, 10))
+                    .as("read since it was kept").isNotNull();
+            assertThat(cache.lookup(region, rows.get(1), MemTable.rowHash(rows.get(1)), 1, 10))
+                    .as("the oldest not read").isNull();
+            for (int i = 2; i < 6; i++) {
+                assertThat(cache.lookup(region, rows.get(i), MemTable.rowHash(rows.get(i)), 1, 10)).isNotNull();
+            }
+        }
+    }
 }
