@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
 
 class StoreTest {
 
@@ -349,20 +350,22 @@ class StoreTest {
         }
     }
 
-    @Test
-    void distinctKeysAnswersFromHashesAndNeverMissesARepeat() {
+    /** At sizes on both sides of the pairwise comparison and the hash table. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 10, Region.SMALL_WRITE - 1, Region.SMALL_WRITE + 1, 1000})
+    void distinctKeysAnswersFromHashesAndNeverMissesARepeat(int size) {
         java.util.List<io.basalt.cell.EncodedCell> cells = new java.util.ArrayList<>();
-        for (int q = 0; q < 1000; q++) {
+        for (int q = 0; q < size - 1; q++) {
             cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
                     b("row"), b("f"), b("q" + q), 7, io.basalt.cell.CellType.PUT, b("v"))), 0));
         }
-        assertThat(Region.distinctKeys(cells)).isTrue();
-        // the same key with another value is a repeat; another timestamp or type is not
+        // the same key with another timestamp or type is no repeat; with another value it is
         cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
-                b("row"), b("f"), b("q500"), 8, io.basalt.cell.CellType.PUT, b("v"))), 0));
+                b("row"), b("f"), b("q0"), 8, io.basalt.cell.CellType.PUT, b("v"))), 0));
+        assertThat(cells).hasSize(size);
         assertThat(Region.distinctKeys(cells)).isTrue();
         cells.add(io.basalt.cell.EncodedCell.decode(io.basalt.cell.CellLayout.encode(io.basalt.cell.Cell.of(
-                b("row"), b("f"), b("q999"), 7, io.basalt.cell.CellType.PUT, b("other"))), 0));
+                b("row"), b("f"), b("q" + (size - 2)), 7, io.basalt.cell.CellType.PUT, b("other"))), 0));
         assertThat(Region.distinctKeys(cells)).isFalse();
     }
 }
