@@ -246,15 +246,7 @@ public final class CellLayout {
         int keyLength = keyLength(rowLength, familyLength, (int) qualifier.byteSize());
         int valueLength = (int) value.byteSize();
         long total = encodedLength(keyLength, valueLength);
-        if (offset < 0 || offset + total > dst.byteSize()) {
-            throw new IndexOutOfBoundsException("cell of " + total + " bytes does not fit at offset " + offset
-                    + " of a " + dst.byteSize() + "-byte buffer");
-        }
-        long at = offset;
-        at += writeVarint(dst, at, keyLength);
-        at += writeVarint(dst, at, valueLength);
-        dst.set(U16, at, (short) rowLength);
-        at += ROW_LENGTH_SIZE;
+        long at = writeHead(dst, offset, total, keyLength, valueLength, rowLength);
         MemorySegment.copy(row, 0, dst, at, rowLength);
         at += rowLength;
         dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
@@ -272,6 +264,23 @@ public final class CellLayout {
     }
 
     /**
+     * Checks that a cell of {@code total} bytes fits at {@code offset}, writes its lengths and its
+     * row's length there, and returns where the row goes.
+     */
+    private static long writeHead(MemorySegment dst, long offset, long total, int keyLength, int valueLength,
+                                  int rowLength) {
+        if (offset < 0 || offset + total > dst.byteSize()) {
+            throw new IndexOutOfBoundsException("cell of " + total + " bytes does not fit at offset " + offset
+                    + " of a " + dst.byteSize() + "-byte buffer");
+        }
+        long at = offset;
+        at += writeVarint(dst, at, keyLength);
+        at += writeVarint(dst, at, valueLength);
+        dst.set(U16, at, (short) rowLength);
+        return at + ROW_LENGTH_SIZE;
+    }
+
+    /**
      * {@link #write(Cell, MemorySegment, long)} of a cell made of arrays (every put a client
      * builds), copied from them: the general path asks each part for a segment, two objects
      * apiece, which were a twentieth of what YCSB's load allocated. Its limits were checked when
@@ -284,15 +293,7 @@ public final class CellLayout {
         int keyLength = keyLength(rowLength, familyLength, qualifierLength);
         int valueLength = cell.value.length;
         long total = encodedLength(keyLength, valueLength);
-        if (offset < 0 || offset + total > dst.byteSize()) {
-            throw new IndexOutOfBoundsException("cell of " + total + " bytes does not fit at offset " + offset
-                    + " of a " + dst.byteSize() + "-byte buffer");
-        }
-        long at = offset;
-        at += writeVarint(dst, at, keyLength);
-        at += writeVarint(dst, at, valueLength);
-        dst.set(U16, at, (short) rowLength);
-        at += ROW_LENGTH_SIZE;
+        long at = writeHead(dst, offset, total, keyLength, valueLength, rowLength);
         MemorySegment.copy(cell.row, 0, dst, ValueLayout.JAVA_BYTE, at, rowLength);
         at += rowLength;
         dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
