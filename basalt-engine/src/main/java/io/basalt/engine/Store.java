@@ -894,7 +894,7 @@ final class Store implements Closeable {
             long dropped = 0;
             while (entries.hasNext()) {
                 MemTable.Entry entry = entries.next();
-                EncodedCell cell = (EncodedCell) entry.cell();
+                EncodedCell cell = entry.cell();
                 boolean sameFamily = lastFamily != null && lastFamily.sameFamily(cell);
                 if (!sameFamily) {
                     String family = new String(cell.familyBytes(), java.nio.charset.StandardCharsets.UTF_8);
