@@ -246,7 +246,19 @@ public final class CellLayout {
         int keyLength = keyLength(rowLength, familyLength, (int) qualifier.byteSize());
         int valueLength = (int) value.byteSize();
         long total = encodedLength(keyLength, valueLength);
-        long at = writeHead(dst, offset, total, keyLength, valueLength, rowLength);
+        long at = writeHead(dst, offset, total, keyLength, valueLength);
+        at = writeKey(row, family, qualifier, cell.timestamp(), cell.type(), dst, at);
+        MemorySegment.copy(value, 0, dst, at, valueLength);
+        return total;
+    }
+
+    /** Writes a key ({@code rowLen .. type}) of these parts at {@code at}; returns where it ends. */
+    private static long writeKey(MemorySegment row, MemorySegment family, MemorySegment qualifier, long timestamp,
+                                 CellType type, MemorySegment dst, long at) {
+        int rowLength = (int) row.byteSize();
+        int familyLength = (int) family.byteSize();
+        dst.set(U16, at, (short) rowLength);
+        at += ROW_LENGTH_SIZE;
         MemorySegment.copy(row, 0, dst, at, rowLength);
         at += rowLength;
         dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
@@ -255,29 +267,23 @@ public final class CellLayout {
         at += familyLength;
         MemorySegment.copy(qualifier, 0, dst, at, qualifier.byteSize());
         at += qualifier.byteSize();
-        dst.set(I64, at, cell.timestamp());
-        at += 8;
-        dst.set(ValueLayout.JAVA_BYTE, at, cell.type().code());
-        at += 1;
-        MemorySegment.copy(value, 0, dst, at, valueLength);
-        return total;
+        dst.set(I64, at, timestamp);
+        dst.set(ValueLayout.JAVA_BYTE, at + 8, type.code());
+        return at + TIMESTAMP_TYPE_SIZE;
     }
 
     /**
-     * Checks that a cell of {@code total} bytes fits at {@code offset}, writes its lengths and its
-     * row's length there, and returns where the row goes.
+     * Checks that a cell of {@code total} bytes fits at {@code offset}, writes its two lengths
+     * there, and returns where its key goes.
      */
-    private static long writeHead(MemorySegment dst, long offset, long total, int keyLength, int valueLength,
-                                  int rowLength) {
+    private static long writeHead(MemorySegment dst, long offset, long total, int keyLength, int valueLength) {
         if (offset < 0 || offset + total > dst.byteSize()) {
             throw new IndexOutOfBoundsException("cell of " + total + " bytes does not fit at offset " + offset
                     + " of a " + dst.byteSize() + "-byte buffer");
         }
         long at = offset;
         at += writeVarint(dst, at, keyLength);
-        at += writeVarint(dst, at, valueLength);
-        dst.set(U16, at, (short) rowLength);
-        return at + ROW_LENGTH_SIZE;
+        return at + writeVarint(dst, at, valueLength);
     }
 
     /**
@@ -293,7 +299,9 @@ public final class CellLayout {
         int keyLength = keyLength(rowLength, familyLength, qualifierLength);
         int valueLength = cell.value.length;
         long total = encodedLength(keyLength, valueLength);
-        long at = writeHead(dst, offset, total, keyLength, valueLength, rowLength);
+        long at = writeHead(dst, offset, total, keyLength, valueLength);
+        dst.set(U16, at, (short) rowLength);
+        at += ROW_LENGTH_SIZE;
         MemorySegment.copy(cell.row, 0, dst, ValueLayout.JAVA_BYTE, at, rowLength);
         at += rowLength;
         dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
@@ -322,18 +330,7 @@ public final class CellLayout {
         int rowLength = (int) row.byteSize();
         int familyLength = (int) family.byteSize();
         byte[] key = new byte[keyLength(rowLength, familyLength, (int) qualifier.byteSize())];
-        MemorySegment dst = MemorySegment.ofArray(key);
-        dst.set(U16, 0, (short) rowLength);
-        MemorySegment.copy(row, 0, dst, ROW_LENGTH_SIZE, rowLength);
-        long at = ROW_LENGTH_SIZE + rowLength;
-        dst.set(ValueLayout.JAVA_BYTE, at, (byte) familyLength);
-        at += FAMILY_LENGTH_SIZE;
-        MemorySegment.copy(family, 0, dst, at, familyLength);
-        at += familyLength;
-        MemorySegment.copy(qualifier, 0, dst, at, qualifier.byteSize());
-        at += qualifier.byteSize();
-        dst.set(I64, at, cell.timestamp());
-        dst.set(ValueLayout.JAVA_BYTE, at + 8, cell.type().code());
+        writeKey(row, family, qualifier, cell.timestamp(), cell.type(), MemorySegment.ofArray(key), 0);
         return key;
     }
 
