@@ -53,16 +53,17 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String COMPACTION_TRIGGER = "basalt.compactiontrigger";
     public static final String WRITE_STALL_FILES = "basalt.writestallfiles";
     public static final String READ_COMPACTION_BYTES = "basalt.readcompactionbytes";
+    public static final String REGION_SPLIT_SIZE = "basalt.regionsplitsize";
     public static final String TIMEOUT = "basalt.timeout";
     public static final String CONNECTIONS = "basalt.connections";
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
             BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
-            WRITE_STALL_FILES, READ_COMPACTION_BYTES, TIMEOUT, CONNECTIONS);
+            WRITE_STALL_FILES, READ_COMPACTION_BYTES, REGION_SPLIT_SIZE, TIMEOUT, CONNECTIONS);
     /** Keys that configure an embedded store; a server has its own configuration file. */
     private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
-            MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES, READ_COMPACTION_BYTES);
+            MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER, WRITE_STALL_FILES, READ_COMPACTION_BYTES, REGION_SPLIT_SIZE);
 
     /**
      * Reads the properties YCSB passes to every DB instance.
@@ -128,11 +129,12 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
                 // All at once: the store checks the pairs, and the order of setters would matter.
                 store = new StoreOptions(store.durability(), store.asyncSyncInterval(), flush, store.walSegmentSize(),
                         store.blockCacheSize(), store.walCorruption(), trigger, stall, store.maxWalSize(), limit,
-                        store.backgroundRetries(), store.backgroundRetryBackoff(), store.regionSplitSize(),
+                        store.backgroundRetries(), store.backgroundRetryBackoff(),
+                        number(p, REGION_SPLIT_SIZE, store.regionSplitSize()),
                         store.rowCacheSize(), number(p, READ_COMPACTION_BYTES, store.readCompactionBytes()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(MEMTABLE_FLUSH_SIZE + "/" + MEMTABLE_MEMORY_LIMIT + "/"
-                        + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + "/" + READ_COMPACTION_BYTES + ": " + e.getMessage(), e);
+                        + COMPACTION_TRIGGER + "/" + WRITE_STALL_FILES + "/" + READ_COMPACTION_BYTES + "/" + REGION_SPLIT_SIZE + ": " + e.getMessage(), e);
             }
         }
         long writeBuffer = number(p, WRITE_BUFFER_SIZE, BufferedMutator.DEFAULT_WRITE_BUFFER_SIZE);

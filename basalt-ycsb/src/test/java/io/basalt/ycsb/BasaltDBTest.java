@@ -321,6 +321,19 @@ class BasaltDBTest {
     }
 
     @Test
+    void regionSplitSizeReachesTheStoreAndIsChecked() {
+        assertThat(BindingOptions.from(props(BindingOptions.URI, "/tmp/x", BindingOptions.REGION_SPLIT_SIZE, "1073741824"))
+                .store().regionSplitSize()).isEqualTo(1L << 30);
+        assertThat(BindingOptions.from(props(BindingOptions.URI, "/tmp/x")).store().regionSplitSize())
+                .isEqualTo(io.basalt.client.StoreOptions.DEFAULT_REGION_SPLIT_SIZE);
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
+                BindingOptions.REGION_SPLIT_SIZE, "-1"))).hasMessageContaining("basalt.regionsplitsize")
+                .hasMessageContaining("regionSplitSize -1 is negative");
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "basalt://127.0.0.1:1",
+                BindingOptions.REGION_SPLIT_SIZE, "1048576"))).hasMessageContaining("configures an embedded store");
+    }
+
+    @Test
     void compactionTriggerAndStallReachTheStoreAndAreChecked() {
         BindingOptions options = BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
                 BindingOptions.COMPACTION_TRIGGER, "3", BindingOptions.WRITE_STALL_FILES, "12"));

@@ -305,6 +305,14 @@ public final class YcsbCell implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "ycsb:   caches over the phase: rows %.1f%% of %,d lookups, blocks %.1f%% of %,d%n",
                 rowLookups == 0 ? 0.0 : 100.0 * rowHits / rowLookups, rowLookups,
                 blockLookups == 0 ? 0.0 : 100.0 * blockHits / blockLookups, blockLookups);
+        var b = before.background();
+        var a = after.background();
+        System.out.printf(Locale.ROOT, "ycsb:   background over the phase: %d flushes (%,d MB, %.1f s), %d compactions"
+                        + " (%,d MB, %.1f s), %d splits, %d write stalls (%.1f s waited)%n",
+                a.flushes() - b.flushes(), (a.flushedBytes() - b.flushedBytes()) >> 20,
+                (a.flushNanos() - b.flushNanos()) / 1e9, a.compactions() - b.compactions(),
+                (a.compactedBytes() - b.compactedBytes()) >> 20, (a.compactionNanos() - b.compactionNanos()) / 1e9,
+                a.splits() - b.splits(), a.stalls() - b.stalls(), (a.stallNanos() - b.stallNanos()) / 1e9);
     }
 
     /** Runs one phase with {@link #threads} client threads, each with its own DB instance. */
