@@ -238,7 +238,7 @@ final class Region {
         List<CompletableFuture<Object>> groupFutures = new ArrayList<>();
         long groupBytes = 0;
         for (Mutation mutation : mutations) {
-            CompletableFuture<Object> future = new CompletableFuture<>();
+            CompletableFuture<Object> future = new WriteFuture<>();
             futures.add(future);
             try {
                 checkFamilies(mutation);
@@ -372,7 +372,7 @@ final class Region {
             store.requestFlush(this);
         }
         Object result = outcome;
-        CompletableFuture<Object> done = new CompletableFuture<>();
+        CompletableFuture<Object> done = new WriteFuture<>();
         appended.durable().whenComplete((ignored, failure) -> {
             if (failure == null) {
                 store.mvcc().complete(appended.write(), () -> done.complete(result));
