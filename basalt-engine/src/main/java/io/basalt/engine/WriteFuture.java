@@ -18,9 +18,11 @@ import java.util.concurrent.TimeoutException;
  * cores that was most of a million context switches per million rows, and a fifth of the load's
  * time. A yield lets whoever is to complete the write run, and costs little when nobody else
  * wants the processor (RocksDB's writers yield the same way before they block,
- * {@code enable_write_thread_adaptive_yield}).
+ * {@code enable_write_thread_adaptive_yield}). Like theirs, the yields stop while they do not pay
+ * ({@link #credit}): when answers take longer than a few yields (a {@code SYNC} write waits for
+ * its force), yielding first would only add context switches to the park.
  */
-final class WriteFuture<T> extends CompletableFuture<T> {
+class WriteFuture<T> extends CompletableFuture<T> {
 
     /** How many times a waiting caller yields before it parks (measured: see docs/benchmarks.md, "ycsb"). */
     static final int YIELDS = 5;
@@ -30,11 +32,38 @@ final class WriteFuture<T> extends CompletableFuture<T> {
         return new WriteFuture<>();
     }
 
-    /** Yields while the future is not done, at most {@link #YIELDS} times. */
+    /** Bounds of {@link #credit}, and what a wait that yielded in vain costs it. */
+    static final int CREDIT_MAX = 16;
+    static final int CREDIT_MIN = -32;
+    static final int PENALTY = 4;
+
+    /**
+     * Whether yielding has been paying off lately, for all writes' futures together: up one for
+     * every wait whose answer came while it yielded, down {@link #PENALTY} for every wait that
+     * yielded and parked all the same; waits do not yield while it is negative, and each wait
+     * that skips the yields brings it up by one, so yielding is tried again later. Read and written
+     * without synchronization: lost updates only make it less exact.
+     */
+    static int credit;
+
+    /** Yields while the future is not done, at most {@link #YIELDS} times, while yielding pays. */
     private void yieldWhileRunning() {
-        for (int i = 0; i < YIELDS && !isDone(); i++) {
-            Thread.yield();
+        if (isDone()) {
+            return;
         }
+        int c = credit;
+        if (c < 0) {
+            credit = c + 1;
+            return;
+        }
+        for (int i = 0; i < YIELDS; i++) {
+            Thread.yield();
+            if (isDone()) {
+                credit = Math.min(CREDIT_MAX, credit + 1);
+                return;
+            }
+        }
+        credit = Math.max(CREDIT_MIN, credit - PENALTY);
     }
 
     @Override

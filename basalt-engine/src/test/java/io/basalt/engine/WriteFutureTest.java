@@ -83,6 +83,38 @@ class WriteFutureTest {
         assertThatThrownBy(never::get).isInstanceOf(InterruptedException.class);
     }
 
+    @Test
+    void yieldsStopWhileTheyDoNotPayAndAreTriedAgainLater() throws Exception {
+        WriteFuture.credit = 0;
+        assertThat(completedLater(new WriteFuture<>(), 500).get(10, TimeUnit.SECONDS)).isEqualTo("late");
+        assertThat(WriteFuture.credit).as("yielded in vain").isEqualTo(-WriteFuture.PENALTY);
+        for (int i = 1; i <= WriteFuture.PENALTY; i++) { // no yields while negative; each wait brings the next try closer
+            assertThat(completedLater(new WriteFuture<>(), 20).get(10, TimeUnit.SECONDS)).isEqualTo("late");
+            assertThat(WriteFuture.credit).isEqualTo(-WriteFuture.PENALTY + i);
+        }
+        WriteFuture<String> prompt = new WriteFuture<>() { // answered while its waiter yields
+            private int asked;
+
+            @Override
+            public boolean isDone() {
+                if (++asked == 3) {
+                    complete("soon");
+                }
+                return super.isDone();
+            }
+        };
+        assertThat(prompt.get()).isEqualTo("soon");
+        assertThat(WriteFuture.credit).as("yielding paid").isEqualTo(1);
+    }
+
+    private static WriteFuture<String> completedLater(WriteFuture<String> future, long millis) {
+        Thread.ofPlatform().start(() -> {
+            sleep(millis);
+            future.complete("late");
+        });
+        return future;
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
