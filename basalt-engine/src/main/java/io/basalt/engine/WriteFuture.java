@@ -27,11 +27,6 @@ class WriteFuture<T> extends CompletableFuture<T> {
     /** How many times a waiting caller yields before it parks (measured: see docs/benchmarks.md, "ycsb"). */
     static final int YIELDS = 5;
 
-    @Override
-    public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new WriteFuture<>();
-    }
-
     /** Bounds of {@link #credit}, and what a wait that yielded in vain costs it. */
     static final int CREDIT_MAX = 16;
     static final int CREDIT_MIN = -32;
@@ -45,6 +40,11 @@ class WriteFuture<T> extends CompletableFuture<T> {
      * without synchronization: lost updates only make it less exact.
      */
     static int credit;
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new WriteFuture<>();
+    }
 
     /** Yields while the future is not done, at most {@link #YIELDS} times, while yielding pays. */
     private void yieldWhileRunning() {
