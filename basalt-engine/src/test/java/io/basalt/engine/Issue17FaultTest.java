@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -467,6 +468,51 @@ class Issue17FaultTest {
                 total += store(c).table(t).regions().getFirst().memtableBytes();
             }
             assertThat(total).isLessThan(1 << 20);
+        }
+    }
+
+    /**
+     * A stall asks for a flush of the largest <em>active</em> memtable: asking for the region whose
+     * memtable is already being written out queued a second flush of it, which froze and wrote the
+     * few rows that came in meanwhile as a file of their own.
+     */
+    @Test
+    void aStallFlushesTheLargestActiveMemtableNotTheOneBeingWritten() throws Exception {
+        StoreOptions limited = options().withMemtableFlushSize(1 << 20).withMemtableMemoryLimit(7 << 18);
+        try (Connection c = open(limited)) {
+            List<String> tables = createTables(c, "t0", "t1", "idle");
+            byte[] value = new byte[1000];
+            byte[] f = "f".getBytes(StandardCharsets.UTF_8);
+            byte[] q = "q".getBytes(StandardCharsets.UTF_8);
+            FaultyDisk.Pause pause = disk.pauseNext(Place.FLUSH);
+            for (int i = 0; i < 1100; i++) { // t0 past its flush size: its flush is held while writing
+                c.table("t0").put(new Put(("a" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
+            }
+            pause.awaitReached();
+            for (int i = 0; i < 10; i++) { // a few rows into t0's new memtable
+                c.table("t0").put(new Put(("b" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
+            }
+            AtomicReference<Thread> writer = new AtomicReference<>();
+            CompletableFuture<Void> wrote = CompletableFuture.runAsync(() -> {
+                writer.set(Thread.currentThread());
+                for (int i = 0; i < 900; i++) { // t1 until all memtables pass the limit (not its flush size): it stalls
+                    c.table("t1").put(new Put(("c" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (store(c).statistics().stalls() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(store(c).statistics().stalls()).as("the writer stalled").isPositive();
+            pause.release();
+            wrote.get(60, TimeUnit.SECONDS);
+            await(store(c).flushAsync(store(c).table("idle").regions().getFirst())); // after every flush queued before it
+            Map<String, Integer> files = new java.util.TreeMap<>();
+            for (String t : tables) {
+                files.put(t, store(c).table(t).regions().getFirst().view().files().getOrDefault("f", List.of()).size());
+            }
+            assertThat(files).as("SSTables per table").isEqualTo(Map.of("t0", 1, "t1", 1, "idle", 0));
+            assertThat(value(c, "t0", "b9")).isNotNull();
         }
     }
 
