@@ -52,19 +52,33 @@ final class Compaction {
     }
 
     /**
-     * The files to merge: a run of files <em>adjacent in age</em> (the view lists them newest
-     * first) whose sizes are within {@link #TIER_RATIO} of the run's smallest, the longest such run
-     * with at least {@code trigger} files; or, when a family has piled up twice the trigger without
-     * forming a tier, the run of {@link #MAX_INPUTS} adjacent files with the smallest total size.
+     * The files to merge, given their {@code sizes} (the bytes of each that the region owns: a
+     * file a split shared is only partly its): a run of files <em>adjacent in age</em> (the view
+     * lists them newest first) whose sizes are within {@link #TIER_RATIO} of the run's smallest,
+     * the longest such run with at least {@code trigger} files; or, when a family has piled up
+     * twice the trigger without forming a tier, the run of {@code trigger} to {@link #MAX_INPUTS}
+     * adjacent files that costs the fewest bytes per file it takes away.
      *
      * <p>Adjacency is what keeps a partial merge honest: a merge of files around one it leaves
      * out could judge a version surplus because the delete marker that hides a newer version sits
      * in the file in between (HBase's compaction policies only ever pick adjacent files too).
+     *
+     * <p>Why bytes per file taken away: flush sizes vary (a split flushes its region whatever
+     * its memtable holds, and memory pressure flushes memtables early), so eight files often form
+     * no tier, and the cheapest run of up to ten used to be every file of the region, its large
+     * old ones included: YCSB's load rewrote each region whole about once per split. Merging
+     * the small files among themselves takes as many files away for a fraction of the bytes.
      */
-    static List<SSTableReader> select(List<SSTableReader> files, int trigger) {
-        int n = files.size();
+    static List<SSTableReader> select(List<SSTableReader> files, long[] sizes, int trigger) {
+        int[] run = selectRun(sizes, trigger);
+        return run == null ? List.of() : List.copyOf(files.subList(run[0], run[0] + run[1]));
+    }
+
+    /** {@link #select}'s choice among files of these sizes: the run's first index and length, or null. */
+    static int[] selectRun(long[] sizes, int trigger) {
+        int n = sizes.length;
         if (n < trigger) {
-            return List.of();
+            return null;
         }
         int bestStart = 0;
         int bestLength = 0;
@@ -73,7 +87,7 @@ final class Compaction {
             long largest = 0;
             int end = start;
             while (end < n && end - start < MAX_INPUTS) {
-                long size = Math.max(1, files.get(end).fileSize());
+                long size = Math.max(1, sizes[end]);
                 long nextSmallest = Math.min(smallest, size);
                 long nextLargest = Math.max(largest, size);
                 if (nextLargest > nextSmallest * TIER_RATIO) {
@@ -89,25 +103,31 @@ final class Compaction {
             }
         }
         if (bestLength >= trigger) {
-            return List.copyOf(files.subList(bestStart, bestStart + bestLength));
+            return new int[] {bestStart, bestLength};
         }
         if (n < trigger * 2) {
-            return List.of();
+            return null;
         }
-        int window = Math.min(MAX_INPUTS, n);
         int cheapest = 0;
-        long cheapestTotal = Long.MAX_VALUE;
-        for (int start = 0; start + window <= n; start++) {
+        int cheapestLength = 0;
+        double cheapestCost = Double.MAX_VALUE;
+        for (int start = 0; start + trigger <= n; start++) {
             long total = 0;
-            for (int k = start; k < start + window; k++) {
-                total += files.get(k).fileSize();
-            }
-            if (total < cheapestTotal) {
-                cheapestTotal = total;
-                cheapest = start;
+            for (int end = start; end < n && end - start < MAX_INPUTS; end++) {
+                total += Math.max(1, sizes[end]);
+                int length = end - start + 1;
+                if (length < trigger) {
+                    continue;
+                }
+                double cost = (double) total / (length - 1);
+                if (cost < cheapestCost) {
+                    cheapestCost = cost;
+                    cheapest = start;
+                    cheapestLength = length;
+                }
             }
         }
-        return List.copyOf(files.subList(cheapest, cheapest + window));
+        return new int[] {cheapest, cheapestLength};
     }
 
     /** Lets go of an output that did not commit, deleting its file unless {@code keep}. */

@@ -1144,6 +1144,15 @@ final class Store implements Closeable {
         compact(region, major ? Kind.MAJOR : Kind.TIERS);
     }
 
+    /** The bytes of each file that lie in the region's range (all of it, unless a split shared the file). */
+    private static long[] ownedSizes(Region region, List<SSTableReader> files) {
+        long[] sizes = new long[files.size()];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = files.get(i).bytesIn(region.start(), region.end());
+        }
+        return sizes;
+    }
+
     private void compact(Region region, Kind kind) throws IOException {
         boolean major = kind == Kind.MAJOR;
         synchronized (region.compactionLock) {
@@ -1156,7 +1165,7 @@ final class Store implements Closeable {
                 List<SSTableReader> inputs = switch (kind) {
                     case MAJOR -> files;
                     case READS -> files.size() > 1 ? files : List.of();
-                    case TIERS -> Compaction.select(files, options.compactionTrigger());
+                    case TIERS -> Compaction.select(files, ownedSizes(region, files), options.compactionTrigger());
                 };
                 if (inputs.isEmpty() || (major && files.isEmpty())) {
                     continue;
@@ -1164,7 +1173,7 @@ final class Store implements Closeable {
                 if (LOG.isDebugEnabled()) {
                     LOG.debug("Compaction of {} family {} picks {} of its files (newest first, MB): {}", region.label(),
                             family.name(), inputs.size(), files.stream().map(f -> (inputs.contains(f) ? "*" : "")
-                                    + f.fileSize() / (1 << 20)).toList());
+                                    + f.bytesIn(region.start(), region.end()) / (1 << 20)).toList());
                 }
                 compactionsRunning.incrementAndGet();
                 long started = System.nanoTime();
