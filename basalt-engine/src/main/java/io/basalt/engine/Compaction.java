@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * takes part) the delete markers themselves. What is dropped is decided by {@link Visibility} at
  * the smallest read point of any open scanner, so no open scan loses a cell it could still return.
  *
- * <p><b>Why size-tiered.</b> Basalt keeps one key range per table and flushes whole memtables,
- * so files of one family overlap in key range; merging files of similar size (a tier) bounds the
+ * <p><b>Why size-tiered.</b> A region flushes whole memtables of its key range, so its files of
+ * one family overlap in key range; merging files of similar size (a tier) bounds the
  * write amplification to about log(total/flush size) rewrites of each cell, against leveled
  * compaction's ~10 rewrites per level, at the cost of more files per read, which the bloom
  * filters and the file-count stall bound. Write-heavy wide-column workloads (HBase's default
