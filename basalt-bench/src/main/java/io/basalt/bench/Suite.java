@@ -4,6 +4,7 @@ import io.basalt.bench.cells.CellCompareBenchmark;
 import io.basalt.bench.cells.RowCheckBenchmark;
 import io.basalt.bench.engine.EngineLoadBenchmark;
 import io.basalt.bench.engine.EngineReadBenchmark;
+import io.basalt.bench.engine.WideScanBenchmark;
 import io.basalt.bench.grouping.GroupingBenchmark;
 import io.basalt.bench.locks.LockBenchmark;
 import io.basalt.bench.metrics.MetricsOverheadBenchmark;
@@ -34,8 +35,9 @@ public enum Suite {
             + " MemorySegment, HBase 2.6.4's SingleByteBuff and Netty's pooled ByteBuf",
             List.of(RefcountBenchmark.class), new int[] {1}),
 
-    ENGINE("engine", "-", "embedded engine: batched durable load, random get and full scan vs RocksDB (JNI)",
-            List.of(EngineLoadBenchmark.class, EngineReadBenchmark.class), new int[] {1},
+    ENGINE("engine", "-", "embedded engine: batched durable load, random get and full scan vs RocksDB (JNI);"
+            + " short scans of YCSB-shaped rows, with and without updated fields in a second file",
+            List.of(EngineLoadBenchmark.class, EngineReadBenchmark.class, WideScanBenchmark.class), new int[] {1},
             Map.of("rows", new String[] {"20000"})),
 
     LOCKS("locks", "HDDS-8765", "lock + unlock throughput: striped hierarchical locks vs a dynamic lock table"

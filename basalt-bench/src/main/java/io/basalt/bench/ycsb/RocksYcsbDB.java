@@ -169,7 +169,7 @@ public final class RocksYcsbDB extends DB {
     }
 
     /** Fields as {@code [name length][name][value length][value]...}, lengths as 4-byte ints. */
-    static byte[] encode(Map<String, ByteIterator> values) {
+    public static byte[] encode(Map<String, ByteIterator> values) {
         Map<byte[], byte[]> raw = new LinkedHashMap<>();
         int size = 0;
         for (Map.Entry<String, ByteIterator> e : values.entrySet()) {

@@ -1,0 +1,210 @@
+package io.basalt.bench.engine;
+
+import io.basalt.client.Basalt;
+import io.basalt.cell.Cell;
+import io.basalt.cell.EncodedCell;
+import io.basalt.client.AsyncTable;
+import io.basalt.client.Connection;
+import io.basalt.client.Mutation;
+import io.basalt.client.Put;
+import io.basalt.client.Result;
+import io.basalt.client.ResultScanner;
+import io.basalt.client.Scan;
+import io.basalt.client.StoreOptions;
+import io.basalt.client.TableDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Suite {@code engine}, method {@code wideScan}: a scan of 50 rows from a random start over rows
+ * shaped as YCSB's (ten fields of 100 bytes), every field's value read in place, one thread. Basalt
+ * keeps a row as ten cells; RocksDB, as YCSB's binding does, as one record holding the ten fields
+ * (the harness's encoding, {@code RocksYcsbDB.encode}), which the scan walks field by field.
+ * {@code updated}: how many fields of every row were written again after the first flush, so that
+ * the newest version lies in a second file and the older one is passed over: 0 (each field once,
+ * as after YCSB's load) or 3 (as after its update-heavy workloads; RocksDB rewrites the record).
+ * Compaction is held off in both so the two files stay as they are, and the data fits both block
+ * caches (512 MiB each, no compression, RocksDB with a 10-bit bloom filter). What it isolates is
+ * each engine's per-row work in a short scan, which is most of what YCSB's workload E costs.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class WideScanBenchmark {
+
+    static final int COLUMNS = 10;
+    static final int SCANNED_ROWS = 50;
+
+    @Param({"basalt", "rocksdb"})
+    public String impl;
+
+    @Param({"100000"})
+    public int rows;
+
+    @Param({"0", "3"})
+    public int updated;
+
+    private Path dir;
+    private Connection connection;
+    private AsyncTable table;
+    private org.rocksdb.Options rocksOptions;
+    private org.rocksdb.LRUCache rocksCache;
+    private org.rocksdb.BloomFilter rocksBloom;
+    private org.rocksdb.RocksDB rocks;
+    private final byte[] family = "f".getBytes(StandardCharsets.UTF_8);
+    private final SplittableRandom random = new SplittableRandom(11);
+
+    @Setup(Level.Trial)
+    public void load() throws Exception {
+        dir = Files.createTempDirectory("basalt-bench-widescan-");
+        keys = new byte[rows][];
+        for (int i = 0; i < rows; i++) {
+            keys[i] = key(i);
+        }
+        if (impl.equals("rocksdb")) {
+            openRocks();
+        } else {
+            connection = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(CACHE_BYTES).withCompaction(64, 128));
+            connection.admin().createTable(TableDescriptor.of("bench", "f")).get();
+            table = connection.table("bench");
+            write(0, COLUMNS, (byte) 'a');
+            connection.admin().flush("bench").get();
+            if (updated > 0) {
+                write(0, updated, (byte) 'b');
+                connection.admin().flush("bench").get();
+            }
+        }
+        long read = wideScan();
+        if (read != (long) SCANNED_ROWS * COLUMNS * 100) { // a scan that found less would be measured as faster
+            throw new IllegalStateException(impl + ": a scan read " + read + " bytes of values, not "
+                    + SCANNED_ROWS * COLUMNS * 100);
+        }
+    }
+
+    static final long CACHE_BYTES = 512L << 20;
+
+    private void openRocks() throws Exception {
+        org.rocksdb.RocksDB.loadLibrary();
+        rocksCache = new org.rocksdb.LRUCache(CACHE_BYTES);
+        rocksBloom = new org.rocksdb.BloomFilter(10, false);
+        rocksOptions = new org.rocksdb.Options().setCreateIfMissing(true)
+                .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION).setDisableAutoCompactions(true)
+                .setTableFormatConfig(new org.rocksdb.BlockBasedTableConfig().setBlockCache(rocksCache)
+                        .setFilterPolicy(rocksBloom));
+        rocks = org.rocksdb.RocksDB.open(rocksOptions, dir.toString());
+        writeRocks((byte) 'a', (byte) 'a');
+        if (updated > 0) {
+            writeRocks((byte) 'b', (byte) 'a');
+        }
+    }
+
+    /** Every row as one record of ten fields, the first {@code updated} filled with {@code fill} after the first pass; then a flush. */
+    private void writeRocks(byte fill, byte rest) throws Exception {
+        boolean second = fill != rest;
+        try (org.rocksdb.WriteOptions writes = new org.rocksdb.WriteOptions().setDisableWAL(true);
+             org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+            for (int i = 0; i < rows; i++) {
+                java.util.Map<String, site.ycsb.ByteIterator> fields = new java.util.LinkedHashMap<>();
+                for (int c = 0; c < COLUMNS; c++) {
+                    byte[] value = new byte[100];
+                    java.util.Arrays.fill(value, second && c < updated ? fill : rest);
+                    fields.put("field" + c, new site.ycsb.ByteArrayByteIterator(value));
+                }
+                rocks.put(writes, keys[i], io.basalt.bench.ycsb.RocksYcsbDB.encode(fields));
+            }
+            rocks.flush(flush);
+        }
+    }
+
+    private void write(int firstColumn, int columns, byte fill) throws Exception {
+        byte[] value = new byte[100];
+        java.util.Arrays.fill(value, fill);
+        List<Mutation> puts = new ArrayList<>(1000);
+        for (int i = 0; i < rows; i++) {
+            Put put = new Put(keys[i]);
+            for (int c = firstColumn; c < firstColumn + columns; c++) {
+                put.addColumn(family, ("field" + c).getBytes(StandardCharsets.UTF_8), value);
+            }
+            puts.add(put);
+            if (puts.size() == 1000 || i == rows - 1) {
+                CompletableFuture.allOf(table.batch(puts).toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                puts.clear();
+            }
+        }
+    }
+
+    private static byte[] key(int i) {
+        return String.format("user%010d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Every row's key, made once: the scans' start rows are not what is measured. */
+    private byte[][] keys;
+
+    @TearDown(Level.Trial)
+    public void close() throws Exception {
+        if (connection != null) {
+            connection.close();
+        }
+        if (rocks != null) {
+            rocks.close();
+            rocksOptions.close();
+            rocksCache.close();
+            rocksBloom.close();
+        }
+        EngineLoadBenchmark.delete(dir);
+    }
+
+    /** Scans 50 rows from a random row and reads every field's value length; returns their sum. */
+    @Benchmark
+    public long wideScan() {
+        byte[] start = keys[random.nextInt(rows - SCANNED_ROWS)];
+        return rocks != null ? scanRocks(start) : scanBasalt(start);
+    }
+
+    private long scanBasalt(byte[] start) {
+        Scan scan = new Scan().withStartRow(start).setLimit(SCANNED_ROWS).setCaching(SCANNED_ROWS);
+        long bytes = 0;
+        try (ResultScanner scanner = table.scanner(scan)) {
+            for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                for (Cell cell : r.cells()) { // as the YCSB binding reads a value: in place, no segment made
+                    bytes += cell instanceof EncodedCell e ? e.valueLength() : cell.value().byteSize();
+                }
+            }
+        }
+        return bytes;
+    }
+
+    private long scanRocks(byte[] start) {
+        long bytes = 0;
+        try (org.rocksdb.RocksIterator it = rocks.newIterator()) {
+            int n = 0;
+            for (it.seek(start); it.isValid() && n < SCANNED_ROWS; it.next(), n++) {
+                java.nio.ByteBuffer record = java.nio.ByteBuffer.wrap(it.value());
+                while (record.hasRemaining()) { // the fields as RocksYcsbDB.decode walks them
+                    int nameLength = record.getInt();
+                    record.position(record.position() + nameLength);
+                    int valueLength = record.getInt();
+                    bytes += valueLength;
+                    record.position(record.position() + valueLength);
+                }
+            }
+        }
+        return bytes;
+    }
+}
