@@ -1145,7 +1145,7 @@ final class Store implements Closeable {
     }
 
     /** The bytes of each file that lie in the region's range (all of it, unless a split shared the file). */
-    private static long[] ownedSizes(Region region, List<SSTableReader> files) {
+    static long[] ownedSizes(Region region, List<SSTableReader> files) {
         long[] sizes = new long[files.size()];
         for (int i = 0; i < sizes.length; i++) {
             sizes[i] = files.get(i).bytesIn(region.start(), region.end());

@@ -220,6 +220,33 @@ class RegionTest {
         assertThatThrownBy(() -> SplitAlgorithm.UNIFORM.splitKeys(1)).hasMessageContaining("NUMREGIONS");
     }
 
+    /** A daughter's compaction weighs the file its parent left it by the part it owns, not the whole file. */
+    @Test
+    void aSharedFileCountsForEachDaughterWithItsOwnPart() throws Exception {
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            String value = "v".repeat(100);
+            for (int i = 0; i < 2000; i++) {
+                put(c, String.format("r%04d", i), value);
+            }
+            await(c.admin().flush("t"));
+            await(c.admin().split("t", b("r1000")));
+            List<Region> regions = ((EmbeddedConnection) c).store().table("t").regions();
+            assertThat(regions).hasSize(2);
+            long whole = 0;
+            long owned = 0;
+            for (Region region : regions) {
+                List<SSTableReader> files = region.view().files().get("f");
+                assertThat(files).hasSize(1);
+                whole = files.getFirst().fileSize();
+                long part = Store.ownedSizes(region, files)[0];
+                assertThat(part).as(region.label()).isBetween(whole / 3, whole * 2 / 3);
+                owned += part;
+            }
+            assertThat(owned).isBetween(whole * 9 / 10, whole * 11 / 10);
+        }
+    }
+
     @Test
     void aSplitRewritesNoDataAndTheDaughtersReadOnlyTheirHalf() throws Exception {
         try (Connection c = open()) {

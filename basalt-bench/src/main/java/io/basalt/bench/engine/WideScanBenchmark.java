@@ -11,12 +11,17 @@ import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.StoreOptions;
+import io.basalt.bench.ycsb.RocksYcsbDB;
 import io.basalt.client.TableDescriptor;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +35,17 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+import site.ycsb.ByteArrayByteIterator;
+import site.ycsb.ByteIterator;
 
 /**
  * Suite {@code engine}, method {@code wideScan}: a scan of 50 rows from a random start over rows
@@ -50,6 +66,7 @@ public class WideScanBenchmark {
 
     static final int COLUMNS = 10;
     static final int SCANNED_ROWS = 50;
+    static final long CACHE_BYTES = 512L << 20;
 
     @Param({"basalt", "rocksdb"})
     public String impl;
@@ -63,12 +80,14 @@ public class WideScanBenchmark {
     private Path dir;
     private Connection connection;
     private AsyncTable table;
-    private org.rocksdb.Options rocksOptions;
-    private org.rocksdb.LRUCache rocksCache;
-    private org.rocksdb.BloomFilter rocksBloom;
-    private org.rocksdb.RocksDB rocks;
+    private Options rocksOptions;
+    private LRUCache rocksCache;
+    private BloomFilter rocksBloom;
+    private RocksDB rocks;
     private final byte[] family = "f".getBytes(StandardCharsets.UTF_8);
     private final SplittableRandom random = new SplittableRandom(11);
+    /** Every row's key, made once: the scans' start rows are not what is measured. */
+    private byte[][] keys;
 
     @Setup(Level.Trial)
     public void load() throws Exception {
@@ -97,36 +116,33 @@ public class WideScanBenchmark {
         }
     }
 
-    static final long CACHE_BYTES = 512L << 20;
-
     private void openRocks() throws Exception {
-        org.rocksdb.RocksDB.loadLibrary();
-        rocksCache = new org.rocksdb.LRUCache(CACHE_BYTES);
-        rocksBloom = new org.rocksdb.BloomFilter(10, false);
-        rocksOptions = new org.rocksdb.Options().setCreateIfMissing(true)
-                .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION).setDisableAutoCompactions(true)
-                .setTableFormatConfig(new org.rocksdb.BlockBasedTableConfig().setBlockCache(rocksCache)
+        RocksDB.loadLibrary();
+        rocksCache = new LRUCache(CACHE_BYTES);
+        rocksBloom = new BloomFilter(10, false);
+        rocksOptions = new Options().setCreateIfMissing(true)
+                .setCompressionType(CompressionType.NO_COMPRESSION).setDisableAutoCompactions(true)
+                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(rocksCache)
                         .setFilterPolicy(rocksBloom));
-        rocks = org.rocksdb.RocksDB.open(rocksOptions, dir.toString());
-        writeRocks((byte) 'a', (byte) 'a');
+        rocks = RocksDB.open(rocksOptions, dir.toString());
+        writeRocks(0);
         if (updated > 0) {
-            writeRocks((byte) 'b', (byte) 'a');
+            writeRocks(updated);
         }
     }
 
-    /** Every row as one record of ten fields, the first {@code updated} filled with {@code fill} after the first pass; then a flush. */
-    private void writeRocks(byte fill, byte rest) throws Exception {
-        boolean second = fill != rest;
-        try (org.rocksdb.WriteOptions writes = new org.rocksdb.WriteOptions().setDisableWAL(true);
-             org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+    /** Every row as one record of ten fields, the first {@code rewritten} of them new ('b', the rest 'a'); then a flush. */
+    private void writeRocks(int rewritten) throws Exception {
+        try (WriteOptions writes = new WriteOptions().setDisableWAL(true);
+             FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
             for (int i = 0; i < rows; i++) {
-                java.util.Map<String, site.ycsb.ByteIterator> fields = new java.util.LinkedHashMap<>();
+                Map<String, ByteIterator> fields = new LinkedHashMap<>();
                 for (int c = 0; c < COLUMNS; c++) {
                     byte[] value = new byte[100];
-                    java.util.Arrays.fill(value, second && c < updated ? fill : rest);
-                    fields.put("field" + c, new site.ycsb.ByteArrayByteIterator(value));
+                    Arrays.fill(value, c < rewritten ? (byte) 'b' : (byte) 'a');
+                    fields.put("field" + c, new ByteArrayByteIterator(value));
                 }
-                rocks.put(writes, keys[i], io.basalt.bench.ycsb.RocksYcsbDB.encode(fields));
+                rocks.put(writes, keys[i], RocksYcsbDB.encode(fields));
             }
             rocks.flush(flush);
         }
@@ -134,7 +150,7 @@ public class WideScanBenchmark {
 
     private void write(int firstColumn, int columns, byte fill) throws Exception {
         byte[] value = new byte[100];
-        java.util.Arrays.fill(value, fill);
+        Arrays.fill(value, fill);
         List<Mutation> puts = new ArrayList<>(1000);
         for (int i = 0; i < rows; i++) {
             Put put = new Put(keys[i]);
@@ -152,9 +168,6 @@ public class WideScanBenchmark {
     private static byte[] key(int i) {
         return String.format("user%010d", i).getBytes(StandardCharsets.UTF_8);
     }
-
-    /** Every row's key, made once: the scans' start rows are not what is measured. */
-    private byte[][] keys;
 
     @TearDown(Level.Trial)
     public void close() throws Exception {
@@ -192,10 +205,10 @@ public class WideScanBenchmark {
 
     private long scanRocks(byte[] start) {
         long bytes = 0;
-        try (org.rocksdb.RocksIterator it = rocks.newIterator()) {
+        try (RocksIterator it = rocks.newIterator()) {
             int n = 0;
             for (it.seek(start); it.isValid() && n < SCANNED_ROWS; it.next(), n++) {
-                java.nio.ByteBuffer record = java.nio.ByteBuffer.wrap(it.value());
+                ByteBuffer record = ByteBuffer.wrap(it.value());
                 while (record.hasRemaining()) { // the fields as RocksYcsbDB.decode walks them
                     int nameLength = record.getInt();
                     record.position(record.position() + nameLength);
