@@ -77,6 +77,44 @@ class BlockCacheTest {
     }
 
     @Test
+    void anIteratorPinsNoCachedBlockBetweenCallsAndReadsOnAfterItsEviction() throws Exception {
+        SSTableReader f = sixBlocks();
+        int idle = cache.poolMetrics().chunksInUse();
+        List<byte[]> read = new java.util.ArrayList<>();
+        try (SSTableIterator it = new SSTableIterator(f)) {
+            for (int i = 0; i < 3 && it.valid(); i++, it.next()) {
+                read.add(it.cell().rowBytes());
+            }
+            // Every block of the file through a cache of two: the iterator's block is evicted.
+            for (int i = 0; i < f.blockCount(); i++) {
+                cache.get(f, i).release();
+            }
+            cache.evictFile(f);
+            assertThat(cache.poolMetrics().chunksInUse()).as("no block held for the open iterator").isEqualTo(idle);
+            for (; it.valid(); it.next()) {
+                read.add(it.cell().rowBytes());
+            }
+        }
+        assertThat(read).hasSize(6000);
+        for (int i = 0; i < read.size(); i++) {
+            assertThat(new String(read.get(i), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(String.format("row%06d", i));
+        }
+    }
+
+    @Test
+    void blockArraysAreReusedPerThreadAndBigEnough() {
+        byte[] first = SSTableIterator.BlockArrays.take(10_000, null);
+        assertThat(first.length).isGreaterThanOrEqualTo(10_000);
+        SSTableIterator.BlockArrays.give(first);
+        assertThat(SSTableIterator.BlockArrays.take(9_000, null)).as("the spare given back").isSameAs(first);
+        SSTableIterator.BlockArrays.give(first);
+        byte[] bigger = SSTableIterator.BlockArrays.take(first.length + 1, null);
+        assertThat(bigger).isNotSameAs(first);
+        assertThat(bigger.length).isGreaterThan(first.length);
+        assertThat(SSTableIterator.BlockArrays.take(100, null)).as("the small spare is still there").isSameAs(first);
+    }
+
+    @Test
     void aCompactionsReadsLeaveTheCacheAloneAndStillSeeEveryCell() throws Exception {
         SSTableReader f = sixBlocks();
         Block pinned = cache.get(f, 3);
