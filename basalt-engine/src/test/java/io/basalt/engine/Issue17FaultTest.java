@@ -516,6 +516,43 @@ class Issue17FaultTest {
         }
     }
 
+    /**
+     * When the active memtables together reach seven eighths of the memory limit, the largest is
+     * flushed before any writer has to stop: without it, writers ran into the limit and all of
+     * them waited for that flush (YCSB's workload A stalled every few seconds).
+     */
+    @Test
+    void theLargestMemtableIsFlushedAheadOfTheMemoryLimitWithoutAStall() throws Exception {
+        long limit = 2 << 20;
+        StoreOptions limited = options().withMemtableFlushSize(limit).withMemtableMemoryLimit(limit);
+        try (Connection c = open(limited)) {
+            createTables(c, "t0", "t1");
+            byte[] value = new byte[1000];
+            byte[] f = "f".getBytes(StandardCharsets.UTF_8);
+            byte[] q = "q".getBytes(StandardCharsets.UTF_8);
+            Region t0 = store(c).table("t0").regions().getFirst();
+            Region t1 = store(c).table("t1").regions().getFirst();
+            for (int i = 0; t0.memtableBytes() < limit / 2; i++) {
+                c.table("t0").put(new Put(("a" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
+            }
+            long flushedAt = -1;
+            for (int i = 0; i < 2000 && flushedAt < 0; i++) { // t1 grows towards the limit, staying below t0
+                long before = t0.memtableBytes() + t1.memtableBytes();
+                c.table("t1").put(new Put(("b" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
+                if (t0.view().active().bytes() == 0) { // t0's memtable was frozen for a flush
+                    flushedAt = before;
+                }
+            }
+            assertThat(flushedAt).as("t0 was flushed while t1 was written").isPositive();
+            assertThat(flushedAt).as("memtable bytes when it was asked for")
+                    .isGreaterThanOrEqualTo(Store.flushAheadBytes(limit) - 2 * 1100).isLessThan(limit);
+            await(store(c).flushAsync(t1)); // after t0's, on the same flusher thread
+            assertThat(store(c).statistics().stalls()).as("no writer stalled").isZero();
+            assertThat(t0.view().files().getOrDefault("f", List.of())).hasSize(1);
+            assertThat(value(c, "t0", "a0")).isNotNull();
+        }
+    }
+
     /** Four writers meeting one stall log one warning between them, not one each. */
     @Test
     void writersStalledTogetherLogOneWarning() throws Exception {
