@@ -123,6 +123,14 @@ class SSTableTest {
                 assertThat(readRow(reader.newRowIterator(), row.getFirst().cell.rowBytes())).isEqualTo(row);
             }
             assertThat(spanning).as("rows cut across blocks, as version 1's writer did").isPositive();
+            for (List<Stored> row : rows(cells)) { // its filter is of the spread layout, read as such
+                assertThat(reader.mightContainRow(row.getFirst().cell.rowBytes())).isTrue();
+            }
+            int absentPassed = 0;
+            for (int i = 0; i < 1_000; i++) {
+                absentPassed += reader.mightContainRow(("absent" + i).getBytes()) ? 1 : 0;
+            }
+            assertThat(absentPassed).as("absent rows the filter let through").isLessThan(100);
         } finally {
             reader.release();
         }
