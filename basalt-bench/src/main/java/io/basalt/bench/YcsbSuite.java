@@ -85,8 +85,9 @@ final class YcsbSuite {
                     Path out = work.resolve(impl + "-" + threads + ".tsv");
                     List<String> command = new ArrayList<>(List.of(
                             ProcessHandle.current().info().command().orElse("java"),
-                            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                            "-Xms2g", "-Xmx2g", "-cp", System.getProperty("java.class.path"),
+                            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+                    command.addAll(YcsbCell.JVM_ARGS);
+                    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                             YcsbCell.class.getName(), "--impl", impl, "--threads", String.valueOf(threads),
                             "--records", String.valueOf(settings.records()), "--seconds",
                             String.valueOf(settings.seconds()), "--warmup", String.valueOf(settings.warmup()),
@@ -207,7 +208,7 @@ final class YcsbSuite {
                         "threads" : %s,
                         "forks" : 1,
                         "jvm" : "%s",
-                        "jvmArgs" : ["-Xms2g", "-Xmx2g"],
+                        "jvmArgs" : [%s],
                         "jdkVersion" : "%s",
                         "vmName" : "%s",
                         "warmupIterations" : %d,
@@ -229,6 +230,7 @@ final class YcsbSuite {
                 %s
                         }
                     }""".formatted(phase.equals("load") ? "load" : "workload" + phase, threads, escape(java),
+                        String.join(", ", YcsbCell.JVM_ARGS.stream().map(a -> "\"" + escape(a) + "\"").toList()),
                         escape(System.getProperty("java.version")), escape(System.getProperty("java.vm.name")),
                         phase.equals("load") ? 0 : settings.warmup(), samples.length, impl, settings.records(),
                         number(score), number(error), number(score - error), number(score + error), raw, second));

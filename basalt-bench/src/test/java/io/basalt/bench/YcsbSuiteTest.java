@@ -3,6 +3,7 @@ package io.basalt.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.basalt.bench.ycsb.YcsbCell;
 import java.util.List;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
@@ -33,6 +34,10 @@ class YcsbSuiteTest {
         assertThat(load.get("threads").getAsInt()).isEqualTo(8);
         assertThat(load.getAsJsonObject("params").get("impl").getAsString()).isEqualTo("basalt");
         assertThat(load.getAsJsonObject("params").get("records").getAsString()).isEqualTo("1000");
+        List<String> jvmArgs = new java.util.ArrayList<>();
+        load.getAsJsonArray("jvmArgs").forEach(a -> jvmArgs.add(a.getAsString()));
+        assertThat(jvmArgs).as("the cells' JVM flags, as the cells ran").isEqualTo(YcsbCell.JVM_ARGS)
+                .contains("-Xmx2g", "-XX:InitiatingHeapOccupancyPercent=30", "-XX:-G1UseAdaptiveIHOP");
         JsonObject primary = load.getAsJsonObject("primaryMetric");
         assertThat(primary.get("score").getAsDouble()).isEqualTo(1000.0);
         assertThat(primary.get("scoreUnit").getAsString()).isEqualTo("ops/s");
