@@ -427,29 +427,40 @@ final class SSTableIterator implements InternalIterator {
     static final class BlockArrays {
         private static final int KEPT = 4;
         private static final int MIN_BYTES = 16 * 1024;
+        /** The largest array a thread keeps: a family's blocks are usually 8 KiB, and at most a few MiB. */
+        static final int MAX_KEPT_BYTES = 4 << 20;
         private static final ThreadLocal<byte[][]> SPARES = ThreadLocal.withInitial(() -> new byte[KEPT][]);
 
         private BlockArrays() {
         }
 
-        /** An array of at least {@code size} bytes: a spare of this thread's, or a new one; {@code old} is given back. */
+        /**
+         * An array of at least {@code size} bytes: a spare of this thread's, or a new one; {@code old}
+         * is given back. A virtual thread keeps no spares (there may be a great many of them, each
+         * short-lived), nor does any thread keep an array of more than {@link #MAX_KEPT_BYTES}.
+         */
         static byte[] take(int size, byte[] old) {
-            byte[][] spares = SPARES.get();
             if (old != null) {
                 give(old);
             }
-            for (int i = 0; i < KEPT; i++) {
-                byte[] spare = spares[i];
-                if (spare != null && spare.length >= size) {
-                    spares[i] = null;
-                    return spare;
+            if (!Thread.currentThread().isVirtual()) {
+                byte[][] spares = SPARES.get();
+                for (int i = 0; i < KEPT; i++) {
+                    byte[] spare = spares[i];
+                    if (spare != null && spare.length >= size) {
+                        spares[i] = null;
+                        return spare;
+                    }
                 }
             }
-            return new byte[Math.max(MIN_BYTES, Integer.highestOneBit(Math.max(1, size - 1)) << 1)];
+            return new byte[size > MAX_KEPT_BYTES ? size : Math.max(MIN_BYTES, Integer.highestOneBit(Math.max(1, size - 1)) << 1)];
         }
 
         /** Keeps {@code array} for this thread's next iterator when there is room; nothing may use it after. */
         static void give(byte[] array) {
+            if (array.length > MAX_KEPT_BYTES || Thread.currentThread().isVirtual()) {
+                return;
+            }
             byte[][] spares = SPARES.get();
             for (int i = 0; i < KEPT; i++) {
                 if (spares[i] == null) {

@@ -112,6 +112,22 @@ class BlockCacheTest {
         assertThat(bigger).isNotSameAs(first);
         assertThat(bigger.length).isGreaterThan(first.length);
         assertThat(SSTableIterator.BlockArrays.take(100, null)).as("the small spare is still there").isSameAs(first);
+        byte[] huge = SSTableIterator.BlockArrays.take(SSTableIterator.BlockArrays.MAX_KEPT_BYTES + 1, null);
+        assertThat(huge).hasSize(SSTableIterator.BlockArrays.MAX_KEPT_BYTES + 1);
+        SSTableIterator.BlockArrays.give(huge);
+        assertThat(SSTableIterator.BlockArrays.take(10, null)).as("a huge array is not kept").isNotSameAs(huge);
+    }
+
+    @Test
+    void aVirtualThreadKeepsNoBlockArrays() throws Exception {
+        byte[][] taken = new byte[2][];
+        Thread.ofVirtual().start(() -> {
+            byte[] first = SSTableIterator.BlockArrays.take(1000, null);
+            SSTableIterator.BlockArrays.give(first);
+            taken[0] = first;
+            taken[1] = SSTableIterator.BlockArrays.take(1000, null);
+        }).join();
+        assertThat(taken[1]).isNotNull().isNotSameAs(taken[0]);
     }
 
     @Test
