@@ -6,20 +6,13 @@ import java.lang.foreign.MemorySegment;
 /**
  * A data block's content pinned for a reader: valid until {@link #release()}. The block cache
  * keeps blocks off-heap in pooled {@link Buffer}s; a block that could not be cached lives on the
- * heap. Either way the reader sees the same accessors, and the block cache never recycles the
- * memory of a block that a reader still holds.
+ * heap. Either way a reader copies the content out ({@link SSTableIterator} takes the whole block
+ * at once) and releases it, and the block cache never recycles the memory of a block that a
+ * reader still holds.
  */
 interface Block {
 
     int size();
-
-    byte getByte(int index);
-
-    /** Four bytes, big-endian. */
-    int getInt(int index);
-
-    /** Eight bytes, big-endian. */
-    long getLong(int index);
 
     void copyTo(int index, byte[] dst, int dstOffset, int length);
 
@@ -31,21 +24,6 @@ interface Block {
         @Override
         public int size() {
             return buffer.capacity();
-        }
-
-        @Override
-        public byte getByte(int index) {
-            return buffer.getByte(index);
-        }
-
-        @Override
-        public int getInt(int index) {
-            return buffer.getInt(index);
-        }
-
-        @Override
-        public long getLong(int index) {
-            return buffer.getLong(index);
         }
 
         @Override
@@ -61,26 +39,9 @@ interface Block {
 
     /** Content on the heap, for a block the cache could not (or need not) keep. */
     record Heap(byte[] content) implements Block {
-        private static final java.lang.foreign.ValueLayout.OfInt U32 = RecordLogLayout.U32;
-
         @Override
         public int size() {
             return content.length;
-        }
-
-        @Override
-        public byte getByte(int index) {
-            return content[index];
-        }
-
-        @Override
-        public int getInt(int index) {
-            return MemorySegment.ofArray(content).get(U32, index);
-        }
-
-        @Override
-        public long getLong(int index) {
-            return MemorySegment.ofArray(content).get(RecordLogLayout.U64, index);
         }
 
         @Override
@@ -102,21 +63,6 @@ interface Block {
         @Override
         public int size() {
             return (int) content.byteSize();
-        }
-
-        @Override
-        public byte getByte(int index) {
-            return content.get(java.lang.foreign.ValueLayout.JAVA_BYTE, index);
-        }
-
-        @Override
-        public int getInt(int index) {
-            return content.get(RecordLogLayout.U32, index);
-        }
-
-        @Override
-        public long getLong(int index) {
-            return content.get(RecordLogLayout.U64, index);
         }
 
         @Override

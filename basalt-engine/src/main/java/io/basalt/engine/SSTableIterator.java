@@ -415,7 +415,7 @@ final class SSTableIterator implements InternalIterator {
             copy = null;
         }
         if (uncached != null && uncached.readAhead) {
-            uncached.release(); // after the block, which may be a view of it
+            uncached.release(); // the read-ahead buffer the last block was copied from
         }
     }
 
