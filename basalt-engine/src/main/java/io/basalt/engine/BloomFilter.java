@@ -4,8 +4,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * A bloom filter over row keys: "is this row maybe in the file?". Ten bits per row and seven
- * probes give about 1% false positives. Probes are derived from one 64-bit hash by double hashing
+ * A bloom filter over row keys: "is this row maybe in the file?". Ten bits per row (the default,
+ * {@code FamilyDescriptor.bloomBitsPerKey}) and seven probes give about 1% false positives; the
+ * file records its probes and bits, so a reader needs no setting. Probes are derived from one 64-bit hash by double hashing
  * (Kirsch and Mitzenmacher), so a lookup hashes the row once.
  */
 final class BloomFilter {
@@ -44,10 +45,23 @@ final class BloomFilter {
         return Math.unsignedMultiplyHigh(reciprocal * x, bitCount);
     }
 
-    /** A filter sized for {@code keys} rows. */
+    /** A filter sized for {@code keys} rows at {@link #BITS_PER_KEY}. */
     static BloomFilter forKeys(long keys) {
-        long bitCount = Math.max(64, Math.min(keys * BITS_PER_KEY, (long) Integer.MAX_VALUE - 8 << 3));
-        return new BloomFilter(new byte[(int) ((bitCount + 7) / 8)], PROBES);
+        return forKeys(keys, BITS_PER_KEY);
+    }
+
+    /**
+     * A filter sized for {@code keys} rows at {@code bitsPerKey} bits each, probing {@code bitsPerKey
+     * × ln 2} times (rounded; 7 for 10 bits), the count that makes false positives fewest.
+     */
+    static BloomFilter forKeys(long keys, int bitsPerKey) {
+        long bitCount = Math.max(64, Math.min(keys * bitsPerKey, (long) Integer.MAX_VALUE - 8 << 3));
+        return new BloomFilter(new byte[(int) ((bitCount + 7) / 8)], probesFor(bitsPerKey));
+    }
+
+    /** The probes for {@code bitsPerKey}: {@code round(bitsPerKey × ln 2)}, at least one. */
+    static int probesFor(int bitsPerKey) {
+        return (int) Math.max(1, Math.round(bitsPerKey * Math.log(2)));
     }
 
     /** A filter read back from its serialized form ({@link #probes()}, then {@link #bits()}). */

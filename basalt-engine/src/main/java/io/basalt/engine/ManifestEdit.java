@@ -21,6 +21,7 @@ import java.util.List;
  *   1 CREATE_TABLE    tableId varint, name str, families varint,
  *                     per family: name str, maxVersions varint, ttlMillis varint, bloom u8,
  *                                 blockSize varint, compression u8
+ *                     (bloom: 0 none, 1 the default 10 bits per row, 2..32 those bits per row)
  *                     (written before regions: the table and one region of the whole key range,
  *                     whose region id is the table id; still read, no longer written)
  *   2 DROP_TABLE      tableId varint                    (the table and all its regions)
@@ -325,7 +326,7 @@ record ManifestEdit(List<Change> changes) {
             out.string(f.name());
             out.varint(f.maxVersions());
             out.varint(f.timeToLive().toMillis());
-            out.u8(f.bloomFilter() ? 1 : 0);
+            out.u8(f.bloomCode());
             out.varint(f.blockSize());
             out.u8(f.compression().ordinal());
         }
@@ -339,14 +340,20 @@ record ManifestEdit(List<Change> changes) {
             String family = string(in);
             int versions = in.readInt(Integer.MAX_VALUE, "max versions");
             long ttl = in.readLong();
-            boolean bloom = u8(in) != 0;
+            int bloom = u8(in);
+            int bloomBits;
+            try {
+                bloomBits = FamilyDescriptor.bloomBitsOf(bloom);
+            } catch (IllegalArgumentException e) {
+                throw new Varints.Damage(e.getMessage());
+            }
             int blockSize = in.readInt(Integer.MAX_VALUE, "block size");
             int compression = u8(in);
             if (compression >= Compression.values().length) {
                 throw new Varints.Damage("unknown compression " + compression);
             }
-            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom, blockSize,
-                    Compression.values()[compression]));
+            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom != 0, blockSize,
+                    Compression.values()[compression], bloomBits));
         }
         return new TableDescriptor(name, families);
     }

@@ -68,7 +68,8 @@ final class SSTableWriter implements AutoCloseable {
         this.file = disk.create(path, purpose);
         this.blockSize = family.blockSize();
         this.compression = family.compression();
-        this.bloom = family.bloomFilter() ? BloomFilter.forKeys(Math.max(1, expectedRows)) : null;
+        this.bloom = family.bloomFilter() ? BloomFilter.forKeys(Math.max(1, expectedRows), family.bloomBitsPerKey())
+                : null;
     }
 
     Path path() {

@@ -124,4 +124,33 @@ class BloomFilterTest {
         }
         assertThat(positives).isBetween(100, 2_000); // 0.1% to 2%: ten bits and seven probes give about 1%
     }
+
+    /** More bits per row, fewer false positives: each setting lands near its textbook rate. */
+    @Example
+    void bitsPerKeyTradeMemoryForFalsePositives() {
+        assertThat(BloomFilter.probesFor(10)).isEqualTo(BloomFilter.PROBES);
+        assertThat(BloomFilter.probesFor(6)).isEqualTo(4);
+        assertThat(BloomFilter.probesFor(16)).isEqualTo(11);
+        assertThat(BloomFilter.probesFor(2)).isEqualTo(1);
+        int[] positives = new int[3];
+        int[] bits = {6, 10, 16};
+        for (int b = 0; b < bits.length; b++) {
+            BloomFilter filter = BloomFilter.forKeys(100_000, bits[b]);
+            assertThat(filter.bits().length).isEqualTo(100_000 * bits[b] / 8);
+            assertThat(filter.probes()).isEqualTo(BloomFilter.probesFor(bits[b]));
+            for (int i = 0; i < 100_000; i++) {
+                filter.add(row("row" + i));
+            }
+            for (int i = 0; i < 100_000; i++) {
+                assertThat(filter.mightContain(row("row" + i))).isTrue();
+                if (filter.mightContain(row("absent" + i))) {
+                    positives[b]++;
+                }
+            }
+        }
+        // about 5.6%, 0.8% and 0.05% of 100,000
+        assertThat(positives[0]).isBetween(4_000, 7_500);
+        assertThat(positives[1]).isBetween(400, 1_400);
+        assertThat(positives[2]).isBetween(10, 150);
+    }
 }

@@ -426,6 +426,33 @@ class SSTableTest {
         }
     }
 
+    /** A family's bits per row size the file's filter; the file keeps its probes, so reading needs no setting. */
+    @Test
+    void theFamilysBloomBitsSizeTheFilterTheFileCarries() throws IOException {
+        List<Stored> cells = cells(2000, 1);
+        SSTableReader plain = write(dir.resolve("plain.sst"), cells, FamilyDescriptor.of("f"));
+        SSTableReader wide = write(dir.resolve("wide.sst"), cells, FamilyDescriptor.of("f").withBloomBitsPerKey(24));
+        try {
+            // the writer sizes the filter for the entries it expects (here every cell): 14 more bits each
+            assertThat(wide.fileSize() - plain.fileSize()).isEqualTo(cells.size() * 24L / 8 - cells.size() * 10L / 8);
+            int plainPositives = 0;
+            int widePositives = 0;
+            for (int i = 0; i < 20_000; i++) {
+                byte[] absent = String.format("absent%08d", i).getBytes();
+                plainPositives += plain.mightContainRow(absent) ? 1 : 0;
+                widePositives += wide.mightContainRow(absent) ? 1 : 0;
+            }
+            for (Stored c : cells) {
+                assertThat(wide.mightContainRow(c.cell().rowBytes())).isTrue();
+            }
+            assertThat(widePositives).isLessThanOrEqualTo(plainPositives);
+
+        } finally {
+            plain.release();
+            wide.release();
+        }
+    }
+
     @Test
     void bloomFilterRulesOutAbsentRows() throws IOException {
         List<Stored> cells = cells(1000, 5);

@@ -22,6 +22,8 @@ import java.util.TreeSet;
  * @param createTable create the table with the family when it is missing (default true)
  * @param blockSize the family's SSTable block size when the binding creates the table, or 0 for
  *     the family default
+ * @param bloomBitsPerKey the family's bloom filter bits per row when the binding creates the
+ *     table, or 0 for the family default
  * @param store the embedded store's options, or {@code null} for a {@code basalt://} URI (the
  *     {@code basalt.durability}, {@code .blockcachesize}, {@code .memtableflushsize},
  *     {@code .memtablememorylimit}, {@code .compactiontrigger}, {@code .writestallfiles} and
@@ -34,7 +36,8 @@ import java.util.TreeSet;
  * @param debug print every operation to standard error (YCSB's {@code debug} property)
  */
 public record BindingOptions(String uri, String family, boolean clientBuffering, long writeBufferSize,
-                             boolean createTable, int blockSize, StoreOptions store, long timeoutMillis,
+                             boolean createTable, int blockSize, int bloomBitsPerKey, StoreOptions store,
+                             long timeoutMillis,
                              int connections, boolean debug) {
 
     public static final String URI = "basalt.uri";
@@ -45,6 +48,7 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String WRITE_BUFFER_SIZE = "basalt.writebuffersize";
     public static final String CREATE_TABLE = "basalt.createtable";
     public static final String BLOCK_SIZE = "basalt.blocksize";
+    public static final String BLOOM_BITS_PER_KEY = "basalt.bloombitsperkey";
     public static final String DURABILITY = "basalt.durability";
     public static final String BLOCK_CACHE_SIZE = "basalt.blockcachesize";
     public static final String ROW_CACHE_SIZE = "basalt.rowcachesize";
@@ -59,7 +63,7 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
     public static final String DEBUG = "debug";
 
     private static final Set<String> KEYS = Set.of(URI, FAMILY, CLIENT_BUFFERING, WRITE_BUFFER_SIZE, CREATE_TABLE,
-            BLOCK_SIZE, DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
+            BLOCK_SIZE, BLOOM_BITS_PER_KEY, DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE, MEMTABLE_MEMORY_LIMIT, COMPACTION_TRIGGER,
             WRITE_STALL_FILES, READ_COMPACTION_BYTES, REGION_SPLIT_SIZE, TIMEOUT, CONNECTIONS);
     /** Keys that configure an embedded store; a server has its own configuration file. */
     private static final Set<String> EMBEDDED_ONLY = Set.of(DURABILITY, BLOCK_CACHE_SIZE, ROW_CACHE_SIZE, MEMTABLE_FLUSH_SIZE,
@@ -100,6 +104,14 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
         int blockSize = (int) number(p, BLOCK_SIZE, 0);
         if (blockSize != 0) {
             FamilyDescriptor.of(family).withBlockSize(blockSize); // checks the range
+        }
+        int bloomBits = (int) number(p, BLOOM_BITS_PER_KEY, 0);
+        if (bloomBits != 0) {
+            try {
+                FamilyDescriptor.of(family).withBloomBitsPerKey(bloomBits); // checks the range
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(BLOOM_BITS_PER_KEY + ": " + e.getMessage(), e);
+            }
         }
         StoreOptions store = null;
         if (!remote) {
@@ -150,7 +162,7 @@ public record BindingOptions(String uri, String family, boolean clientBuffering,
             throw new IllegalArgumentException(CONNECTIONS + "=" + connections + " must be between 1 and 64");
         }
         return new BindingOptions(uri, family, bool(p, CLIENT_BUFFERING, false), writeBuffer,
-                bool(p, CREATE_TABLE, true), blockSize, store, timeout, (int) connections, bool(p, DEBUG, false));
+                bool(p, CREATE_TABLE, true), blockSize, bloomBits, store, timeout, (int) connections, bool(p, DEBUG, false));
     }
 
     private static long number(Properties p, String key, long otherwise) {

@@ -107,6 +107,9 @@ final class SharedConnections {
                     if (options.blockSize() > 0) {
                         family = family.withBlockSize(options.blockSize());
                     }
+                    if (options.bloomBitsPerKey() > 0) {
+                        family = family.withBloomBitsPerKey(options.bloomBitsPerKey());
+                    }
                     try {
                         shared.connection.admin().createTable(new TableDescriptor(table, List.of(family)))
                                 .get(options.timeoutMillis(), TimeUnit.MILLISECONDS);

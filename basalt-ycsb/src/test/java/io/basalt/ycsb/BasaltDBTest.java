@@ -226,9 +226,10 @@ class BasaltDBTest {
     void aMissingTableIsCreatedWithTheFamilyUnlessTurnedOff() throws Exception {
         BasaltDB refusing = db(BindingOptions.CREATE_TABLE, "false");
         assertThat(refusing.insert("other", "k", fields("field0", "a"))).isEqualTo(Status.ERROR);
-        BasaltDB creating = db(BindingOptions.FAMILY, "cf", BindingOptions.BLOCK_SIZE, "4096");
+        BasaltDB creating = db(BindingOptions.FAMILY, "cf", BindingOptions.BLOCK_SIZE, "4096",
+                BindingOptions.BLOOM_BITS_PER_KEY, "16");
         assertThat(creating.insert("other", "k", fields("field0", "a"))).isEqualTo(Status.OK);
-        // Created with the asked family and block size.
+        // Created with the asked family, block size and bloom bits.
         creating.cleanup();
         refusing.cleanup();
         open.clear();
@@ -236,7 +237,11 @@ class BasaltDBTest {
             TableDescriptor other = c.admin().listTables().get().stream().filter(t -> t.name().equals("other"))
                     .findFirst().orElseThrow();
             assertThat(other.family("cf")).hasValueSatisfying(f -> assertThat(f.blockSize()).isEqualTo(4096));
+            assertThat(other.family("cf")).hasValueSatisfying(f -> assertThat(f.bloomBitsPerKey()).isEqualTo(16));
         }
+        assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
+                BindingOptions.BLOOM_BITS_PER_KEY, "40"))).hasMessageContaining(BindingOptions.BLOOM_BITS_PER_KEY)
+                .hasMessageContaining("outside 2..32");
     }
 
     @Test

@@ -208,7 +208,8 @@ public final class Shell {
         out.println("""
                 Basalt shell commands (HBase shell syntax):
                   create 't', 'f1', 'f2'                      create a table (or {NAME => 'f', VERSIONS => 3, TTL => 60,
-                                                               BLOOMFILTER => 'NONE', BLOCKSIZE => 16384, COMPRESSION => 'LZ4'})
+                                                               BLOOMFILTER => 'NONE', BLOCKSIZE => 16384, COMPRESSION => 'LZ4',
+                                                               BLOOM_BITS_PER_KEY => 16})
                   create 't', 'f', SPLITS => ['g', 'n']       pre-split into regions [,g) [g,n) [n,); or
                                                                {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit' | 'UniformSplit'}
                   list                                        list tables
@@ -397,7 +398,8 @@ public final class Shell {
                         "REGION_REPLICATION", "NORMALIZATION_ENABLED", "SPLIT_POLICY", "OWNER")) {
                     if (options.containsKey(key)) {
                         throw new UsageError("table attribute " + key + " is not supported by Basalt; alter changes"
-                                + " column families (NAME, VERSIONS, TTL, BLOOMFILTER, BLOCKSIZE, COMPRESSION)");
+                                + " column families (NAME, VERSIONS, TTL, BLOOMFILTER, BLOOM_BITS_PER_KEY, BLOCKSIZE,"
+                                + " COMPRESSION)");
                     }
                 }
                 String name = familyName(options);
@@ -479,7 +481,7 @@ public final class Shell {
             throw new UsageError("NUMREGIONS and SPLITALGO go together: {NUMREGIONS => 16, SPLITALGO => 'HexStringSplit'}");
         }
         return io.basalt.client.SplitAlgorithm.byName(text(options.get("SPLITALGO")))
-                .splitKeys((int) numberish(options.get("NUMREGIONS"), "NUMREGIONS"));
+                .splitKeys(intish(options.get("NUMREGIONS"), "NUMREGIONS"));
     }
 
     private static FamilyDescriptor family(Map<String, Object> spec) {
@@ -501,16 +503,26 @@ public final class Shell {
             Object v = e.getValue();
             family = switch (e.getKey()) {
                 case "NAME", "METHOD" -> family;
-                case "VERSIONS" -> family.withMaxVersions((int) numberish(v, "VERSIONS"));
+                case "VERSIONS" -> family.withMaxVersions(intish(v, "VERSIONS"));
                 case "TTL" -> family.withTimeToLive(Duration.ofSeconds(numberish(v, "TTL")));
-                case "BLOCKSIZE" -> family.withBlockSize((int) numberish(v, "BLOCKSIZE"));
+                case "BLOCKSIZE" -> family.withBlockSize(intish(v, "BLOCKSIZE"));
                 case "BLOOMFILTER" -> family.withBloomFilter(!text(v).equalsIgnoreCase("NONE"));
+                case "BLOOM_BITS_PER_KEY" -> family.withBloomBitsPerKey(intish(v, "BLOOM_BITS_PER_KEY"));
                 case "COMPRESSION" -> family.withCompression(compression(text(v)));
                 default -> throw new UsageError("unknown family option " + e.getKey()
-                        + " (known: NAME, VERSIONS, TTL, BLOCKSIZE, BLOOMFILTER, COMPRESSION)");
+                        + " (known: NAME, VERSIONS, TTL, BLOCKSIZE, BLOOMFILTER, BLOOM_BITS_PER_KEY, COMPRESSION)");
             };
         }
         return family;
+    }
+
+    /** {@link #numberish} that must fit an int: a larger number is refused, not cut to its low bits. */
+    private static int intish(Object v, String what) {
+        long n = numberish(v, what);
+        if (n != (int) n) {
+            throw new UsageError(what + " " + n + " is too large");
+        }
+        return (int) n;
     }
 
     private static long numberish(Object v, String what) {
@@ -590,8 +602,9 @@ public final class Shell {
         out.println(descriptor.name());
         out.println("COLUMN FAMILIES DESCRIPTION");
         for (FamilyDescriptor f : descriptor.families()) {
-            out.printf(Locale.ROOT, "{NAME => '%s', BLOOMFILTER => '%s', VERSIONS => '%d', COMPRESSION => '%s', "
+            out.printf(Locale.ROOT, "{NAME => '%s', BLOOMFILTER => '%s',%s VERSIONS => '%d', COMPRESSION => '%s', "
                             + "TTL => '%s', BLOCKSIZE => '%d'}%n", f.name(), f.bloomFilter() ? "ROW" : "NONE",
+                    f.bloomFilter() ? " BLOOM_BITS_PER_KEY => '" + f.bloomBitsPerKey() + "'," : "",
                     f.maxVersions(), f.compression(), f.expires() ? ttl(f.timeToLive()) : "FOREVER", f.blockSize());
         }
         out.println(descriptor.families().size() + " row(s)");

@@ -67,6 +67,21 @@ class ShellTest {
     }
 
     @Test
+    void bloomBitsPerKeyIsSetAtCreateAndAlterAndShownByDescribe() {
+        run("create 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 16}");
+        assertThat(run("describe 'b'")).contains("BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '16',");
+        run("alter 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 6}");
+        assertThat(run("describe 'b'")).contains("BLOOM_BITS_PER_KEY => '6',");
+        assertThat(run("create 'c', {NAME => 'f', BLOOM_BITS_PER_KEY => 1}")).contains("ERROR")
+                .contains("bloomBitsPerKey 1 is outside 2..32");
+        // a number past an int is refused, not cut to its low bits (2^32 + 16 would be 16)
+        assertThat(run("alter 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 4294967312}")).contains("ERROR")
+                .contains("BLOOM_BITS_PER_KEY 4294967312 is too large");
+        assertThat(run("describe 'b'")).contains("BLOOM_BITS_PER_KEY => '6',");
+        assertThat(run("list")).doesNotContain("\nc\n");
+    }
+
+    @Test
     void deletesAndDeleteall() {
         run("create 't', 'f'; put 't', 'r', 'f:a', '1'; put 't', 'r', 'f:b', '2'; put 't', 's', 'f:a', '3'");
         run("delete 't', 'r', 'f:a'");
@@ -169,7 +184,7 @@ class ShellTest {
         run("create 'app.users', {NAME => 'f', TTL => 90061}; create 'app.items', 'f'; create 'other', 'f'");
         String described = run("describe 'app.users'");
         assertThat(described).contains("Table app.users is ENABLED\napp.users\nCOLUMN FAMILIES DESCRIPTION")
-                .contains("{NAME => 'f', BLOOMFILTER => 'ROW', VERSIONS => '1', COMPRESSION => 'NONE',"
+                .contains("{NAME => 'f', BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '10', VERSIONS => '1', COMPRESSION => 'NONE',"
                         + " TTL => '90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)', BLOCKSIZE => '");
         run("disable 'other'");
         assertThat(run("describe 'other'")).contains("Table other is DISABLED");

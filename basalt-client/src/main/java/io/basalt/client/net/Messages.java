@@ -353,7 +353,7 @@ public final class Messages {
             Wire.writeString(buf, f.name());
             Wire.writeVarint(buf, f.maxVersions());
             Wire.writeVarlong(buf, f.timeToLive().toMillis());
-            Wire.writeBoolean(buf, f.bloomFilter());
+            buf.writeByte(f.bloomCode()); // 0 or 1 for no filter or the default bits, as a boolean before
             Wire.writeVarint(buf, f.blockSize());
             buf.writeByte(f.compression().ordinal());
         }
@@ -370,7 +370,13 @@ public final class Messages {
             String family = Wire.readString(buf, "family name");
             int versions = Wire.readVarint(buf, "max versions");
             long ttl = Wire.readVarlong(buf, "time to live");
-            boolean bloom = Wire.readBoolean(buf, "bloom filter");
+            int bloom = Wire.readUnsignedByte(buf, "bloom filter");
+            int bloomBits;
+            try {
+                bloomBits = FamilyDescriptor.bloomBitsOf(bloom);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedFrameException(e.getMessage());
+            }
             int blockSize = Wire.readVarint(buf, "block size");
             int codec = Wire.readUnsignedByte(buf, "compression");
             if (codec >= Compression.values().length) {
@@ -379,8 +385,8 @@ public final class Messages {
             if (ttl < 0) {
                 throw new MalformedFrameException("time to live " + Long.toUnsignedString(ttl) + " ms is out of range");
             }
-            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom, blockSize,
-                    Compression.values()[codec]));
+            families.add(new FamilyDescriptor(family, versions, Duration.ofMillis(ttl), bloom != 0, blockSize,
+                    Compression.values()[codec], bloomBits));
         }
         return new TableDescriptor(name, families);
     }

@@ -236,9 +236,13 @@ class MessagesTest {
     Arbitrary<TableDescriptor> tables() {
         Arbitrary<FamilyDescriptor> family = Combinators.combine(names(12), Arbitraries.integers().between(1,
                         Integer.MAX_VALUE), Arbitraries.longs().between(0, Long.MAX_VALUE / 1_000_000),
-                Arbitraries.of(true, false), Arbitraries.integers().between(FamilyDescriptor.MIN_BLOCK_SIZE,
+                Arbitraries.integers().between(FamilyDescriptor.MIN_BLOOM_BITS_PER_KEY - 1,
+                        FamilyDescriptor.MAX_BLOOM_BITS_PER_KEY), Arbitraries.integers().between(FamilyDescriptor.MIN_BLOCK_SIZE,
                         FamilyDescriptor.MAX_BLOCK_SIZE), Arbitraries.of(Compression.class))
-                .as((n, v, ttl, bloom, block, c) -> new FamilyDescriptor(n, v, Duration.ofMillis(ttl), bloom, block, c));
+                // bloom bits below the minimum stand for no filter (a family without one keeps no bits)
+                .as((n, v, ttl, bits, block, c) -> bits < FamilyDescriptor.MIN_BLOOM_BITS_PER_KEY
+                        ? new FamilyDescriptor(n, v, Duration.ofMillis(ttl), false, block, c)
+                        : new FamilyDescriptor(n, v, Duration.ofMillis(ttl), true, block, c, bits));
         return Combinators.combine(names(30), family.list().ofMinSize(1).ofMaxSize(4)
                 .uniqueElements(FamilyDescriptor::name)).as(TableDescriptor::new);
     }
@@ -632,6 +636,25 @@ class MessagesTest {
         Wire.writeVarint(forged, Integer.MAX_VALUE);
         assertThatThrownBy(() -> Messages.readTable(forged)).isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("families cannot fit");
+    }
+
+    @Test
+    void bloomBitsTravelInTheByteThatWasTheFilterFlag() {
+        ByteBuf custom = Unpooled.buffer();
+        TableDescriptor sixteen = new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBloomBitsPerKey(16)));
+        Messages.writeTable(custom, sixteen);
+        assertThat(Messages.readTable(custom)).isEqualTo(sixteen);
+        // a peer from before bits were settable writes 1 for "on": the default bits
+        ByteBuf old = Unpooled.buffer();
+        Messages.writeTable(old, TableDescriptor.of("t", "f"));
+        assertThat(old.getByte(old.writerIndex() - 4)).isEqualTo((byte) 1); // bloom, block size (8192: a 2-byte varint), codec
+        assertThat(Messages.readTable(old).families().getFirst().bloomBitsPerKey())
+                .isEqualTo(FamilyDescriptor.DEFAULT_BLOOM_BITS_PER_KEY);
+        ByteBuf forged = Unpooled.buffer();
+        Messages.writeTable(forged, TableDescriptor.of("t", "f"));
+        forged.setByte(forged.writerIndex() - 4, FamilyDescriptor.MAX_BLOOM_BITS_PER_KEY + 1);
+        assertThatThrownBy(() -> Messages.readTable(forged)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("bloom filter code 33");
     }
 
     @Test
