@@ -72,6 +72,17 @@ interface InternalIterator extends AutoCloseable {
     /** The sequence number of the write that stored the current cell. */
     long sequence();
 
+    /**
+     * Whether the current entry is known to have the same row as the entry {@link #next()} moved
+     * from: true only when the source can tell without comparing (an SSTable entry that shares the
+     * row with the one before it in its block); false when it cannot tell, or after anything but
+     * a {@code next()}. A merge uses it to skip comparing the entries of a row it already knows
+     * come before every other source's ({@link MergingIterator#next()}).
+     */
+    default boolean sameRowAsPrevious() {
+        return false;
+    }
+
     void next();
 
     /** Positions on the first entry at or after {@code key} in cell order. */

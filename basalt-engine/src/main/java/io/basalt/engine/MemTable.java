@@ -962,19 +962,21 @@ final class MemTable {
             return false;
         }
 
-        private void nextColumn() {
+        /** Moves to the row's next column, or to the next row's first; true when the row had one more. */
+        private boolean nextColumn() {
             if (array != null) {
                 if (++index < array.length) {
                     column = array[index];
                     current = column.head;
-                    return;
+                    return true;
                 }
             } else if (wideIt != null && wideIt.hasNext()) {
                 column = wideIt.next();
                 current = column.head;
-                return;
+                return true;
             }
             nextRow();
+            return false;
         }
 
         @Override
@@ -1006,16 +1008,28 @@ final class MemTable {
         @Override
         public void next() {
             ensurePositioned();
+            stayedInRow = false;
             if (current != null) {
                 current = current.next;
-                if (current == null) {
-                    nextColumn();
+                if (current != null) {
+                    stayedInRow = true; // the column's next version
+                } else {
+                    stayedInRow = nextColumn();
                 }
             }
         }
 
+        /** Set by {@link #next()} only: whether it moved within the row it was on. */
+        private boolean stayedInRow;
+
+        @Override
+        public boolean sameRowAsPrevious() {
+            return stayedInRow && current != null;
+        }
+
         @Override
         public void seek(Cell key) {
+            stayedInRow = false;
             if (forwardOnly) {
                 throw new UnsupportedOperationException("a flush's cursor over sorted rows does not seek");
             }
@@ -1058,6 +1072,7 @@ final class MemTable {
          */
         @Override
         public void seekForward(Cell key) {
+            stayedInRow = false;
             if (rowIt == null || current == null) {
                 seek(key);
                 return;

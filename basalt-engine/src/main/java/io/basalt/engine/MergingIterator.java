@@ -4,7 +4,9 @@ import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
 import io.basalt.cell.EncodedCell;
 import java.lang.foreign.MemorySegment;
+import io.basalt.bytes.Bytes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -36,6 +38,17 @@ final class MergingIterator implements InternalIterator {
     private int size;
     private InternalIterator current;
     private boolean positioned;
+    /**
+     * What is known of the heap top's row against {@link #current}'s, while current stays on one
+     * row and the top stays the same: {@link #TOP_AHEAD}, the top's row sorts after it, so every
+     * later entry of the current row comes before the top and advancing needs no comparison;
+     * {@link #TOP_SAME}, the same row (advancing compares, but need not check the rows again);
+     * else {@link #TOP_UNKNOWN}. Reset whenever current or the top changes.
+     */
+    private int topRow;
+    private static final int TOP_UNKNOWN = 0;
+    private static final int TOP_AHEAD = 1;
+    private static final int TOP_SAME = 2;
 
     /** A merge that positions its sources on their first entries when first asked (or by a seek). */
     MergingIterator(List<InternalIterator> sources) {
@@ -51,6 +64,7 @@ final class MergingIterator implements InternalIterator {
 
     private void rebuild() {
         positioned = true;
+        topRow = TOP_UNKNOWN;
         size = 0;
         for (InternalIterator source : sources) {
             if (source.valid()) {
@@ -157,13 +171,42 @@ final class MergingIterator implements InternalIterator {
         current.next();
         if (!current.valid()) {
             current = size == 0 ? null : removeTop();
-        } else if (size > 0 && compare(heap[0], current) < 0) {
-            // Another source is now ahead: it becomes current, and this one takes its heap slot.
-            InternalIterator top = heap[0];
-            heap[0] = current;
-            siftDown(0);
-            current = top;
+            topRow = TOP_UNKNOWN;
+        } else if (size > 0) {
+            boolean stayed = current.sameRowAsPrevious();
+            if (topRow == TOP_AHEAD && stayed) {
+                return; // still in a row that sorts before the top's: a YCSB row's ten cells cost one comparison
+            }
+            if (compare(heap[0], current) < 0) {
+                // Another source is now ahead: it becomes current, and this one takes its heap slot.
+                InternalIterator top = heap[0];
+                heap[0] = current;
+                siftDown(0);
+                current = top;
+                topRow = TOP_UNKNOWN;
+            } else if (topRow != TOP_SAME || !stayed) {
+                // the top is not before current: either the same row, or a later one
+                topRow = sameRow(heap[0], current) ? TOP_SAME : TOP_AHEAD;
+            }
         }
+    }
+
+    /** Whether the two sources' current keys have the same row (length field and bytes). */
+    private static boolean sameRow(InternalIterator a, InternalIterator b) {
+        byte[] x = a.keyArray();
+        byte[] y = b.keyArray();
+        if (x != null && y != null) {
+            int ax = (int) a.keyOffset();
+            int bx = (int) b.keyOffset();
+            int end = io.basalt.cell.CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(x, ax);
+            return end <= a.keyLength() && end <= b.keyLength() && Arrays.equals(x, ax, ax + end, y, bx, bx + end);
+        }
+        MemorySegment sx = a.keySegment();
+        MemorySegment sy = b.keySegment();
+        long ax = a.keyOffset();
+        long bx = b.keyOffset();
+        int end = io.basalt.cell.CellLayout.ROW_LENGTH_SIZE + io.basalt.cell.CellLayout.rowLength(sx, ax);
+        return end <= a.keyLength() && end <= b.keyLength() && MemorySegment.mismatch(sx, ax, ax + end, sy, bx, bx + end) < 0;
     }
 
     /**
@@ -195,6 +238,7 @@ final class MergingIterator implements InternalIterator {
             }
         }
         current = size == 0 ? null : removeTop();
+        topRow = TOP_UNKNOWN;
     }
 
     private void siftUp(int i) {

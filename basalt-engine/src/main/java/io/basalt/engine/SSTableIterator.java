@@ -1,5 +1,6 @@
 package io.basalt.engine;
 
+import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
 import io.basalt.cell.CellLayout;
@@ -41,6 +42,12 @@ final class SSTableIterator implements InternalIterator {
     private byte[] key = new byte[64];
     private MemorySegment keySegment = MemorySegment.ofArray(key);
     private int keyLength;
+    /**
+     * Bytes the current key took from the key decoded before it (its shared prefix): they are
+     * that key's bytes by construction, so it shares at least this much with it, whatever wrote
+     * the file. A block's first entry, a restart point, shares none.
+     */
+    private int sharedWithPrevious;
     private int valueOffset;
     private int valueLength;
     private long sequence;
@@ -222,6 +229,7 @@ final class SSTableIterator implements InternalIterator {
         }
         System.arraycopy(data, suffixAt, key, shared, unshared);
         keyLength = length;
+        sharedWithPrevious = shared;
         next = valueOffset + valueLength;
         valid = true;
         cell = null;
@@ -322,6 +330,16 @@ final class SSTableIterator implements InternalIterator {
             valid = false;
             releaseBlock();
         }
+    }
+
+    /**
+     * True when the entry shares its row-length field and row with the entry decoded before it,
+     * which after {@link #next()} is the entry it moved from.
+     */
+    @Override
+    public boolean sameRowAsPrevious() {
+        return valid && sharedWithPrevious >= CellLayout.ROW_LENGTH_SIZE
+                && sharedWithPrevious >= CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(key, 0);
     }
 
     /** Compares the current entry's key with an encoded key, in place. */

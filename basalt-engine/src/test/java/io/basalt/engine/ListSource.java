@@ -25,6 +25,10 @@ final class ListSource implements InternalIterator {
     private int at;
     int steps;
     int seeks;
+    /** How often the current cell was made: every look at its key is one. */
+    int looks;
+    /** Whether the last move was a step, after which {@link #sameRowAsPrevious()} may say true. */
+    private boolean stepped;
 
     ListSource(List<Entry> entries) {
         this.entries = new ArrayList<>(entries);
@@ -38,6 +42,7 @@ final class ListSource implements InternalIterator {
 
     @Override
     public EncodedCell cell() {
+        looks++;
         return EncodedCell.decode(CellLayout.encode(entries.get(at).cell()), 0);
     }
 
@@ -50,11 +55,20 @@ final class ListSource implements InternalIterator {
     public void next() {
         steps++;
         at++;
+        stepped = true;
+    }
+
+    /** As an SSTable's: true after a step that stayed in the row. */
+    @Override
+    public boolean sameRowAsPrevious() {
+        return stepped && at > 0 && valid()
+                && java.util.Arrays.equals(entries.get(at).cell().rowBytes(), entries.get(at - 1).cell().rowBytes());
     }
 
     @Override
     public void seek(Cell key) {
         seeks++;
+        stepped = false;
         at = 0;
         while (at < entries.size() && CellComparator.INSTANCE.compare(entries.get(at).cell(), key) < 0) {
             at++;

@@ -90,6 +90,36 @@ class MergingIteratorTest {
         }
     }
 
+    /**
+     * A row whose cells all sort before every other source's entry is walked without looking at
+     * the other sources again: one comparison finds the other source's row is a later one, and
+     * the source's own word that it stayed in the row does the rest.
+     */
+    @org.junit.jupiter.api.Test
+    void aRowAheadOfEveryOtherSourceIsWalkedWithoutComparisons() {
+        List<Entry> first = new ArrayList<>();
+        List<Entry> second = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            first.add(new Entry(Cell.put("user1", "f", "field" + i, 1, "v"), 1 + i));
+            second.add(new Entry(Cell.put("user2", "f", "field" + i, 1, "v"), 11 + i));
+        }
+        ListSource ahead = new ListSource(first);
+        ListSource behind = new ListSource(second);
+        try (MergingIterator merged = new MergingIterator(List.of(ahead, behind))) {
+            assertThat(merged.valid()).isTrue();
+            int before = behind.looks;
+            for (int i = 0; i < 9; i++) {
+                assertThat(merged.sequence()).isEqualTo(1 + i);
+                merged.next();
+            }
+            assertThat(merged.sequence()).isEqualTo(10);
+            // one comparison and one row check (three looks each); without the shortcut, nine comparisons
+            assertThat(behind.looks - before).isLessThanOrEqualTo(6);
+            List<Long> rest = drain(merged);
+            assertThat(rest).containsExactly(10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L);
+        }
+    }
+
     private static List<Long> drain(MergingIterator merged) {
         List<Long> out = new ArrayList<>();
         while (merged.valid()) {

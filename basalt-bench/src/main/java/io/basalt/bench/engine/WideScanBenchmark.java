@@ -77,6 +77,13 @@ public class WideScanBenchmark {
     @Param({"0", "3"})
     public int updated;
 
+    /**
+     * Files the rows are first written to, row {@code i} to file {@code i % files}, as a load's
+     * flushes leave them: a scan's rows then alternate between files, each whole in one.
+     */
+    @Param({"1"})
+    public int files;
+
     private Path dir;
     private Connection connection;
     private AsyncTable table;
@@ -102,10 +109,12 @@ public class WideScanBenchmark {
             connection = Basalt.open(dir, StoreOptions.defaults().withBlockCacheSize(CACHE_BYTES).withCompaction(64, 128));
             connection.admin().createTable(TableDescriptor.of("bench", "f")).get();
             table = connection.table("bench");
-            write(0, COLUMNS, (byte) 'a');
-            connection.admin().flush("bench").get();
+            for (int f = 0; f < files; f++) {
+                write(0, COLUMNS, (byte) 'a', f);
+                connection.admin().flush("bench").get();
+            }
             if (updated > 0) {
-                write(0, updated, (byte) 'b');
+                write(0, updated, (byte) 'b', -1);
                 connection.admin().flush("bench").get();
             }
         }
@@ -125,17 +134,25 @@ public class WideScanBenchmark {
                 .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(rocksCache)
                         .setFilterPolicy(rocksBloom));
         rocks = RocksDB.open(rocksOptions, dir.toString());
-        writeRocks(0);
+        for (int f = 0; f < files; f++) {
+            writeRocks(0, f);
+        }
         if (updated > 0) {
-            writeRocks(updated);
+            writeRocks(updated, -1);
         }
     }
 
-    /** Every row as one record of ten fields, the first {@code rewritten} of them new ('b', the rest 'a'); then a flush. */
-    private void writeRocks(int rewritten) throws Exception {
+    /**
+     * Every row (of file {@code file}'s share, or all for -1) as one record of ten fields, the
+     * first {@code rewritten} of them new ('b', the rest 'a'); then a flush.
+     */
+    private void writeRocks(int rewritten, int file) throws Exception {
         try (WriteOptions writes = new WriteOptions().setDisableWAL(true);
              FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
             for (int i = 0; i < rows; i++) {
+                if (file >= 0 && i % files != file) {
+                    continue;
+                }
                 Map<String, ByteIterator> fields = new LinkedHashMap<>();
                 for (int c = 0; c < COLUMNS; c++) {
                     byte[] value = new byte[100];
@@ -148,20 +165,27 @@ public class WideScanBenchmark {
         }
     }
 
-    private void write(int firstColumn, int columns, byte fill) throws Exception {
+    /** Writes the columns of every row (of file {@code file}'s share, or all for -1). */
+    private void write(int firstColumn, int columns, byte fill, int file) throws Exception {
         byte[] value = new byte[100];
         Arrays.fill(value, fill);
         List<Mutation> puts = new ArrayList<>(1000);
         for (int i = 0; i < rows; i++) {
+            if (file >= 0 && i % files != file) {
+                continue;
+            }
             Put put = new Put(keys[i]);
             for (int c = firstColumn; c < firstColumn + columns; c++) {
                 put.addColumn(family, ("field" + c).getBytes(StandardCharsets.UTF_8), value);
             }
             puts.add(put);
-            if (puts.size() == 1000 || i == rows - 1) {
+            if (puts.size() == 1000) {
                 CompletableFuture.allOf(table.batch(puts).toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
                 puts.clear();
             }
+        }
+        if (!puts.isEmpty()) {
+            CompletableFuture.allOf(table.batch(puts).toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         }
     }
 
