@@ -18,11 +18,14 @@ import java.util.regex.Pattern;
  *     64 KiB, HBase's default, YCSB's read-only workload ran at half the speed, and 8 KiB ran it a
  *     third faster than 16 KiB with short scans level; see docs/benchmarks.md, "ycsb")
  * @param compression block compression (default {@link Compression#NONE})
- * @param bloomBitsPerKey bits of the bloom filter per row, when there is one: about 1% of reads
- *     for a row a file does not hold pass the default 10 bits, about 0.05% pass 16 and 6% pass 6
- *     (the filter probes {@code bits × ln 2} times); {@value #MIN_BLOOM_BITS_PER_KEY} to
- *     {@value #MAX_BLOOM_BITS_PER_KEY} (RocksDB's {@code bits_per_key}). It applies to files
- *     written from then on; each file records its own.
+ * @param bloomBitsPerKey bits of the bloom filter per row, when there is one: about 0.05% of
+ *     reads for a row a file does not hold pass the default 16 bits, 1% pass 10 and 6% pass 6 (the
+ *     filter probes {@code bits × ln 2} times), at two bytes of heap a row for 16;
+ *     {@value #MIN_BLOOM_BITS_PER_KEY} to {@value #MAX_BLOOM_BITS_PER_KEY} (RocksDB's
+ *     {@code bits_per_key}). The default by measurement: with 10 bits YCSB's B and C ran 4-5%
+ *     slower, a false positive reading a block into the cache for 3% of gets (docs/benchmarks.md,
+ *     "ycsb", twenty-second session). It applies to files written from then on; each file records
+ *     its own.
  */
 public record FamilyDescriptor(String name, int maxVersions, Duration timeToLive, boolean bloomFilter,
                                int blockSize, Compression compression, int bloomBitsPerKey) {
@@ -31,7 +34,7 @@ public record FamilyDescriptor(String name, int maxVersions, Duration timeToLive
     public static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
     public static final int MIN_BLOCK_SIZE = 1024;
     public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
-    public static final int DEFAULT_BLOOM_BITS_PER_KEY = 10;
+    public static final int DEFAULT_BLOOM_BITS_PER_KEY = 16;
     public static final int MIN_BLOOM_BITS_PER_KEY = 2;
     public static final int MAX_BLOOM_BITS_PER_KEY = 32;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
@@ -100,8 +103,9 @@ public record FamilyDescriptor(String name, int maxVersions, Duration timeToLive
 
     /**
      * The bloom settings in the one byte that manifests and frames store: 0 for no filter, 1 for
-     * a filter of the default bits (what every version before bits were settable wrote for "on"),
-     * else the bits per row. A family without a filter does not keep its bits.
+     * a filter of the default bits (what every version before bits were settable wrote for "on",
+     * when the default was 10 bits per entry), else the bits per row. A family without a filter
+     * does not keep its bits.
      */
     public int bloomCode() {
         return !bloomFilter ? 0 : bloomBitsPerKey == DEFAULT_BLOOM_BITS_PER_KEY ? 1 : bloomBitsPerKey;

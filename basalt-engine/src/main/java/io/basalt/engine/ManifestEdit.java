@@ -21,7 +21,7 @@ import java.util.List;
  *   1 CREATE_TABLE    tableId varint, name str, families varint,
  *                     per family: name str, maxVersions varint, ttlMillis varint, bloom u8,
  *                                 blockSize varint, compression u8
- *                     (bloom: 0 none, 1 the default 10 bits per row, 2..32 those bits per row)
+ *                     (bloom: 0 none, 1 the default bits per row, 2..32 those bits per row)
  *                     (written before regions: the table and one region of the whole key range,
  *                     whose region id is the table id; still read, no longer written)
  *   2 DROP_TABLE      tableId varint                    (the table and all its regions)

@@ -23,7 +23,7 @@ class ManifestTest {
     private static final TableDescriptor TABLE = new TableDescriptor("t", List.of(
             FamilyDescriptor.of("f").withMaxVersions(4).withTimeToLive(Duration.ofHours(1))
                     .withCompression(Compression.LZ4).withBloomFilter(false).withBlockSize(8192),
-            FamilyDescriptor.of("g").withBloomBitsPerKey(16)));
+            FamilyDescriptor.of("g").withBloomBitsPerKey(12)));
 
     private static ManifestEdit.FileMeta file(long number) {
         return new ManifestEdit.FileMeta(number, 1000 + number, 10, 99, new byte[] {1, 2}, new byte[] {3});

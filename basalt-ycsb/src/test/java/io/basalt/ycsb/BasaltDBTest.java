@@ -227,7 +227,7 @@ class BasaltDBTest {
         BasaltDB refusing = db(BindingOptions.CREATE_TABLE, "false");
         assertThat(refusing.insert("other", "k", fields("field0", "a"))).isEqualTo(Status.ERROR);
         BasaltDB creating = db(BindingOptions.FAMILY, "cf", BindingOptions.BLOCK_SIZE, "4096",
-                BindingOptions.BLOOM_BITS_PER_KEY, "16");
+                BindingOptions.BLOOM_BITS_PER_KEY, "12");
         assertThat(creating.insert("other", "k", fields("field0", "a"))).isEqualTo(Status.OK);
         // Created with the asked family, block size and bloom bits.
         creating.cleanup();
@@ -237,7 +237,7 @@ class BasaltDBTest {
             TableDescriptor other = c.admin().listTables().get().stream().filter(t -> t.name().equals("other"))
                     .findFirst().orElseThrow();
             assertThat(other.family("cf")).hasValueSatisfying(f -> assertThat(f.blockSize()).isEqualTo(4096));
-            assertThat(other.family("cf")).hasValueSatisfying(f -> assertThat(f.bloomBitsPerKey()).isEqualTo(16));
+            assertThat(other.family("cf")).hasValueSatisfying(f -> assertThat(f.bloomBitsPerKey()).isEqualTo(12));
         }
         assertThatThrownBy(() -> BindingOptions.from(props(BindingOptions.URI, "/tmp/x",
                 BindingOptions.BLOOM_BITS_PER_KEY, "40"))).hasMessageContaining(BindingOptions.BLOOM_BITS_PER_KEY)

@@ -68,8 +68,8 @@ class ShellTest {
 
     @Test
     void bloomBitsPerKeyIsSetAtCreateAndAlterAndShownByDescribe() {
-        run("create 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 16}");
-        assertThat(run("describe 'b'")).contains("BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '16',");
+        run("create 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 20}");
+        assertThat(run("describe 'b'")).contains("BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '20',");
         run("alter 'b', {NAME => 'f', BLOOM_BITS_PER_KEY => 6}");
         assertThat(run("describe 'b'")).contains("BLOOM_BITS_PER_KEY => '6',");
         assertThat(run("create 'c', {NAME => 'f', BLOOM_BITS_PER_KEY => 1}")).contains("ERROR")
@@ -184,7 +184,7 @@ class ShellTest {
         run("create 'app.users', {NAME => 'f', TTL => 90061}; create 'app.items', 'f'; create 'other', 'f'");
         String described = run("describe 'app.users'");
         assertThat(described).contains("Table app.users is ENABLED\napp.users\nCOLUMN FAMILIES DESCRIPTION")
-                .contains("{NAME => 'f', BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '10', VERSIONS => '1', COMPRESSION => 'NONE',"
+                .contains("{NAME => 'f', BLOOMFILTER => 'ROW', BLOOM_BITS_PER_KEY => '16', VERSIONS => '1', COMPRESSION => 'NONE',"
                         + " TTL => '90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)', BLOCKSIZE => '");
         run("disable 'other'");
         assertThat(run("describe 'other'")).contains("Table other is DISABLED");
