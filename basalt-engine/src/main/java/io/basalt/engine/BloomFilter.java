@@ -74,11 +74,6 @@ final class BloomFilter {
         addHash(hash(row));
     }
 
-    /** {@link #add(MemorySegment)} of the {@code length} bytes at {@code offset} of {@code bytes}. */
-    void add(byte[] bytes, int offset, int length) {
-        addHash(hash(MemorySegment.ofArray(bytes), offset, length));
-    }
-
     /** Adds a row by its {@link #hash}. */
     void addHash(long h) {
         int h1 = (int) h;

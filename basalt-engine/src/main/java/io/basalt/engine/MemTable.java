@@ -1024,7 +1024,7 @@ final class MemTable {
 
         @Override
         public boolean sameRowAsPrevious() {
-            return stayedInRow && current != null;
+            return stayedInRow; // only set when the step found an entry in the row
         }
 
         @Override

@@ -1,10 +1,11 @@
 package io.basalt.engine;
 
+import io.basalt.bytes.Bytes;
 import io.basalt.cell.Cell;
 import io.basalt.cell.CellComparator;
+import io.basalt.cell.CellLayout;
 import io.basalt.cell.EncodedCell;
 import java.lang.foreign.MemorySegment;
-import io.basalt.bytes.Bytes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -198,14 +199,14 @@ final class MergingIterator implements InternalIterator {
         if (x != null && y != null) {
             int ax = (int) a.keyOffset();
             int bx = (int) b.keyOffset();
-            int end = io.basalt.cell.CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(x, ax);
+            int end = CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(x, ax);
             return end <= a.keyLength() && end <= b.keyLength() && Arrays.equals(x, ax, ax + end, y, bx, bx + end);
         }
         MemorySegment sx = a.keySegment();
         MemorySegment sy = b.keySegment();
         long ax = a.keyOffset();
         long bx = b.keyOffset();
-        int end = io.basalt.cell.CellLayout.ROW_LENGTH_SIZE + io.basalt.cell.CellLayout.rowLength(sx, ax);
+        int end = CellLayout.ROW_LENGTH_SIZE + CellLayout.rowLength(sx, ax);
         return end <= a.keyLength() && end <= b.keyLength() && MemorySegment.mismatch(sx, ax, ax + end, sy, bx, bx + end) < 0;
     }
 

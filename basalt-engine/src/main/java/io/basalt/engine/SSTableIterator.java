@@ -338,8 +338,7 @@ final class SSTableIterator implements InternalIterator {
      */
     @Override
     public boolean sameRowAsPrevious() {
-        return valid && sharedWithPrevious >= CellLayout.ROW_LENGTH_SIZE
-                && sharedWithPrevious >= CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(key, 0);
+        return valid && sharedWithPrevious >= CellLayout.ROW_LENGTH_SIZE + Bytes.unsignedShortBE(key, 0);
     }
 
     /** Compares the current entry's key with an encoded key, in place. */

@@ -30,7 +30,7 @@ final class SSTableWriter implements AutoCloseable {
     private final Disk.WritableFile file;
     private final int blockSize;
     private final Compression compression;
-    /** The family's bloom bits per row, or 0 for no filter. */
+    /** The family's bloom bits per row (a filter is written when {@link #rowHashes} is kept). */
     private final int bloomBitsPerKey;
     /**
      * The hash of every row written, for the filter built at {@link #finish()}: sized for the rows
@@ -77,7 +77,7 @@ final class SSTableWriter implements AutoCloseable {
         this.file = disk.create(path, purpose);
         this.blockSize = family.blockSize();
         this.compression = family.compression();
-        this.bloomBitsPerKey = family.bloomFilter() ? family.bloomBitsPerKey() : 0;
+        this.bloomBitsPerKey = family.bloomBitsPerKey();
         this.rowHashes = family.bloomFilter() ? new long[(int) Math.min(1 << 16, Math.max(16, expectedRows))] : null;
     }
 

@@ -183,4 +183,34 @@ class ManifestTest {
             assertThat(manifest.tables().get(1).disabled).isFalse();
         }
     }
+
+    /**
+     * A family's bloom byte: 1, what every version before settable bits wrote for "on", reads as
+     * the default bits; a code no version writes is damage, not a family.
+     */
+    @Test
+    void aFamilysBloomByteReadsOldManifestsAndRefusesCodesNoVersionWrites() {
+        TableDescriptor odd = new TableDescriptor("t", List.of(FamilyDescriptor.of("f").withBloomBitsPerKey(31)));
+        byte[] bytes = new ManifestEdit(List.of(new ManifestEdit.CreateTable(1, odd))).encode();
+        int at = -1;
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 31) {
+                assertThat(at).as("one byte of 31 in the edit").isEqualTo(-1);
+                at = i;
+            }
+        }
+        assertThat(at).isPositive();
+        bytes[at] = 1;
+        assertThat(decodedFamily(bytes).bloomBitsPerKey()).isEqualTo(FamilyDescriptor.DEFAULT_BLOOM_BITS_PER_KEY);
+        bytes[at] = 0;
+        assertThat(decodedFamily(bytes).bloomFilter()).isFalse();
+        bytes[at] = 33;
+        assertThatThrownBy(() -> decodedFamily(bytes)).isInstanceOf(Varints.Damage.class)
+                .hasMessageContaining("bloom filter code 33");
+    }
+
+    private static FamilyDescriptor decodedFamily(byte[] edit) {
+        ManifestEdit decoded = ManifestEdit.decode(java.lang.foreign.MemorySegment.ofArray(edit));
+        return ((ManifestEdit.CreateTable) decoded.changes().getFirst()).descriptor().families().getFirst();
+    }
 }
