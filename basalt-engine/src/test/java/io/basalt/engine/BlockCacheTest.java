@@ -119,6 +119,32 @@ class BlockCacheTest {
     }
 
     @Test
+    void aScanOverEightFilesReusesEveryArray() throws Exception {
+        // A scan holds one iterator per file of its region at once: eight given back are eight
+        // taken again, on a thread of its own so other tests' spares do not count.
+        java.util.Set<byte[]> again = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.Set<byte[]> first = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Thread thread = Thread.ofPlatform().start(() -> {
+            byte[][] arrays = new byte[8][];
+            for (int i = 0; i < arrays.length; i++) {
+                arrays[i] = SSTableIterator.BlockArrays.take(8192, null);
+                first.add(arrays[i]);
+            }
+            for (byte[] array : arrays) {
+                SSTableIterator.BlockArrays.give(array);
+            }
+            for (int i = 0; i < arrays.length; i++) {
+                again.add(SSTableIterator.BlockArrays.take(8192, null));
+            }
+        });
+        thread.join();
+        assertThat(first).hasSize(8);
+        assertThat(again).hasSize(8);
+        assertThat(again.stream().filter(first::contains).count()).as("arrays taken again that were given back (by identity)")
+                .isEqualTo(8);
+    }
+
+    @Test
     void aVirtualThreadKeepsNoBlockArrays() throws Exception {
         byte[][] taken = new byte[2][];
         Thread.ofVirtual().start(() -> {
