@@ -54,6 +54,7 @@ public final class BasaltDB extends DB {
     private final AtomicReference<Throwable> bufferedFailure = new AtomicReference<>();
     private byte[] family;
     private long failures;
+    private final FieldNames names = new FieldNames();
 
     @Override
     public void init() throws DBException {
@@ -98,7 +99,7 @@ public final class BasaltDB extends DB {
                 get.addFamily(family);
             } else {
                 for (String field : fields) {
-                    get.addColumn(family, bytes(field));
+                    get.addColumn(family, names.qualifier(field));
                 }
             }
             Result row = await(table(table).get(get));
@@ -122,7 +123,7 @@ public final class BasaltDB extends DB {
             scan.addFamily(family);
         } else {
             for (String field : fields) {
-                scan.addColumn(family, bytes(field));
+                scan.addColumn(family, names.qualifier(field));
             }
         }
         try (ResultScanner scanner = table(table).scanner(scan)) {
@@ -152,7 +153,7 @@ public final class BasaltDB extends DB {
         try {
             Put put = new Put(bytes(key));
             for (Map.Entry<String, ByteIterator> field : values.entrySet()) {
-                put.addColumn(family, bytes(field.getKey()), field.getValue().toArray());
+                put.addColumn(family, names.qualifier(field.getKey()), field.getValue().toArray());
             }
             debug(operation, table, key, values.size() + " fields");
             if (options.clientBuffering()) {
@@ -250,18 +251,19 @@ public final class BasaltDB extends DB {
     /**
      * The row's cells as YCSB's fields. A cell read from a file or a memtable lies whole in a heap
      * array of its own that nothing writes again ({@link EncodedCell#array()}): its value is read
-     * in place and its name decoded from it, where copying both out first was two arrays per
-     * field and a quarter of what a scan allocated. YCSB only reads the values it is given.
+     * in place and its name found from it ({@link FieldNames}), where copying both out first was
+     * two arrays per field and a quarter of what a scan allocated. YCSB only reads the values it
+     * is given.
      */
     private void copy(Result row, Map<String, ByteIterator> into) {
         for (Cell cell : row.cells()) {
             if (cell instanceof EncodedCell e && e.array() != null) {
                 byte[] bytes = e.array();
-                into.put(new String(bytes, (int) e.qualifierOffset(), e.qualifierLength(), StandardCharsets.UTF_8),
+                into.put(names.name(bytes, (int) e.qualifierOffset(), e.qualifierLength()),
                         new ByteArrayByteIterator(bytes, (int) e.valueOffset(), e.valueLength()));
             } else {
-                into.put(new String(cell.qualifierBytes(), StandardCharsets.UTF_8),
-                        new ByteArrayByteIterator(cell.valueBytes()));
+                byte[] qualifier = cell.qualifierBytes();
+                into.put(names.name(qualifier, 0, qualifier.length), new ByteArrayByteIterator(cell.valueBytes()));
             }
         }
     }
