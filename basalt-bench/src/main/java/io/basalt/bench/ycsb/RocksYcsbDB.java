@@ -1,5 +1,6 @@
 package io.basalt.bench.ycsb;
 
+import io.basalt.ycsb.FieldNames;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -42,6 +43,9 @@ public final class RocksYcsbDB extends DB {
     }
 
     private static Shared shared;
+
+    /** This instance's (its thread's) field names, as {@code BasaltDB} keeps its own. */
+    private final FieldNames names = new FieldNames();
 
     private static final class Shared {
         final String dir;
@@ -111,7 +115,7 @@ public final class RocksYcsbDB extends DB {
             if (value == null) {
                 return Status.NOT_FOUND;
             }
-            decode(value, fields, result);
+            decode(value, fields, result, names);
             return Status.OK;
         } catch (RocksDBException e) {
             return Status.ERROR;
@@ -124,7 +128,7 @@ public final class RocksYcsbDB extends DB {
         try (RocksIterator it = mine.db.newIterator()) {
             for (it.seek(bytes(startkey)); it.isValid() && result.size() < recordcount; it.next()) {
                 HashMap<String, ByteIterator> row = new HashMap<>();
-                decode(it.value(), fields, row);
+                decode(it.value(), fields, row, names);
                 result.add(row);
             }
             return Status.OK;
@@ -139,9 +143,9 @@ public final class RocksYcsbDB extends DB {
                 return Status.NOT_FOUND;
             }
             Map<String, ByteIterator> record = new LinkedHashMap<>();
-            decode(current, null, record);
+            decode(current, null, record, names);
             record.putAll(values);
-            mine.db.put(mine.writes, bytes(key), encode(record));
+            mine.db.put(mine.writes, bytes(key), encode(record, names));
             return Status.OK;
         } catch (RocksDBException e) {
             return Status.ERROR;
@@ -151,7 +155,7 @@ public final class RocksYcsbDB extends DB {
     @Override
     public Status insert(String table, String key, Map<String, ByteIterator> values) {
         try {
-            mine.db.put(mine.writes, bytes(key), encode(values));
+            mine.db.put(mine.writes, bytes(key), encode(values, names));
             return Status.OK;
         } catch (RocksDBException e) {
             return Status.ERROR;
@@ -170,10 +174,14 @@ public final class RocksYcsbDB extends DB {
 
     /** Fields as {@code [name length][name][value length][value]...}, lengths as 4-byte ints. */
     public static byte[] encode(Map<String, ByteIterator> values) {
+        return encode(values, new FieldNames());
+    }
+
+    static byte[] encode(Map<String, ByteIterator> values, FieldNames names) {
         Map<byte[], byte[]> raw = new LinkedHashMap<>();
         int size = 0;
         for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-            byte[] name = bytes(e.getKey());
+            byte[] name = names.qualifier(e.getKey());
             byte[] value = e.getValue().toArray();
             raw.put(name, value);
             size += 8 + name.length + value.length;
@@ -184,14 +192,19 @@ public final class RocksYcsbDB extends DB {
     }
 
     /**
-     * The record's fields, each name decoded from the record and each value read in place (as
-     * {@code BasaltDB} reads a cell's), so that neither binding copies what the other does not.
+     * The record's fields, each name found from the record ({@link FieldNames}) and each value
+     * read in place (as {@code BasaltDB} reads a cell's), so that neither binding copies or makes
+     * what the other does not.
      */
     static void decode(byte[] record, Set<String> fields, Map<String, ByteIterator> into) {
+        decode(record, fields, into, new FieldNames());
+    }
+
+    static void decode(byte[] record, Set<String> fields, Map<String, ByteIterator> into, FieldNames names) {
         ByteBuffer in = ByteBuffer.wrap(record);
         while (in.hasRemaining()) {
             int nameLength = in.getInt();
-            String field = new String(record, in.position(), nameLength, StandardCharsets.UTF_8);
+            String field = names.name(record, in.position(), nameLength);
             in.position(in.position() + nameLength);
             int valueLength = in.getInt();
             if (fields == null || fields.contains(field)) {
