@@ -50,6 +50,8 @@ final class MergingIterator implements InternalIterator {
     private static final int TOP_UNKNOWN = 0;
     private static final int TOP_AHEAD = 1;
     private static final int TOP_SAME = 2;
+    /** Set by {@link #next()} only: whether it is known that the step stayed in its row (see {@link #sameRowAsPrevious}). */
+    private boolean stayedInRow;
 
     /** A merge that positions its sources on their first entries when first asked (or by a seek). */
     MergingIterator(List<InternalIterator> sources) {
@@ -66,6 +68,7 @@ final class MergingIterator implements InternalIterator {
     private void rebuild() {
         positioned = true;
         topRow = TOP_UNKNOWN;
+        stayedInRow = false;
         size = 0;
         for (InternalIterator source : sources) {
             if (source.valid()) {
@@ -169,13 +172,18 @@ final class MergingIterator implements InternalIterator {
     @Override
     public void next() {
         ensurePositioned();
+        // TOP_SAME: the top's row is the row of the entry this step leaves, so if the top takes
+        // over, the step stayed in the row.
+        boolean topInRow = topRow == TOP_SAME;
         current.next();
         if (!current.valid()) {
             current = size == 0 ? null : removeTop();
             topRow = TOP_UNKNOWN;
+            stayedInRow = current != null && topInRow;
         } else if (size > 0) {
             boolean stayed = current.sameRowAsPrevious();
             if (topRow == TOP_AHEAD && stayed) {
+                stayedInRow = true;
                 return; // still in a row that sorts before the top's: a YCSB row's ten cells cost one comparison
             }
             if (compare(heap[0], current) < 0) {
@@ -185,11 +193,28 @@ final class MergingIterator implements InternalIterator {
                 siftDown(0);
                 current = top;
                 topRow = TOP_UNKNOWN;
-            } else if (topRow != TOP_SAME || !stayed) {
-                // the top is not before current: either the same row, or a later one
-                topRow = sameRow(heap[0], current) ? TOP_SAME : TOP_AHEAD;
+                stayedInRow = topInRow;
+            } else {
+                stayedInRow = stayed;
+                if (topRow != TOP_SAME || !stayed) {
+                    // the top is not before current: either the same row, or a later one
+                    topRow = sameRow(heap[0], current) ? TOP_SAME : TOP_AHEAD;
+                }
             }
+        } else {
+            stayedInRow = current.sameRowAsPrevious();
         }
+    }
+
+    /**
+     * True when the last move was a {@link #next()} known to stay in its row: the source that
+     * stayed current said so, or the heap's top, which takes over, was known to be in the row.
+     * False when that is not known, or after a seek. A row reader uses it to skip comparing each
+     * cell's row with the row it reads.
+     */
+    @Override
+    public boolean sameRowAsPrevious() {
+        return stayedInRow;
     }
 
     /** Whether the two sources' current keys have the same row (length field and bytes). */
@@ -240,6 +265,7 @@ final class MergingIterator implements InternalIterator {
         }
         current = size == 0 ? null : removeTop();
         topRow = TOP_UNKNOWN;
+        stayedInRow = false;
     }
 
     private void siftUp(int i) {

@@ -383,11 +383,14 @@ final class RegionScanner implements AutoCloseable {
         // the filter rejected the row's key, and it is read through without returning a cell
         boolean discard = keyJudged && readRejected && filter != null && filter.rowDecision() == ScanFilter.ROW_SKIP;
 
+        boolean first = true;
         while (merged.valid()) {
             EncodedCell cell = merged.cell();
-            if (!cell.hasRow(row)) {
+            // After the first cell, a step the merge knows stayed in the row needs no row compare.
+            if ((first || !merged.sameRowAsPrevious()) && !cell.hasRow(row)) {
                 break;
             }
+            first = false;
             if (familyCell == null || !familyCell.sameFamily(cell)) {
                 familyCell = cell;
                 familyIndex = familyIndex(familyNames, cell);
