@@ -233,6 +233,35 @@ class LockWaitTest {
         assertThat(writer.get(30, TimeUnit.SECONDS)).isTrue();
     }
 
+    @ParameterizedTest(name = "biased={0}")
+    @ValueSource(booleans = {true, false})
+    void aReaderDoesNotWaitBehindQueuedReadersWhenNoWriterWaits(boolean biased) throws Exception {
+        // A writer held the stripe and a reader queued behind it. The writer lets go and the
+        // queued reader is being woken; no writer waits, so a new reader takes its hold at once
+        // rather than queue behind the one being woken (with more threads than cores such queues
+        // made convoys). Before, a reader that found anyone queued queued too: a zero-limit read
+        // then failed whenever it came before the woken reader had run, most of these rounds.
+        LockLevel level = level(biased);
+        byte[] key = k("t");
+        for (int round = 0; round < 100; round++) {
+            LockHandle write = holder.call(() -> locks.lock(level, key, WRITE));
+            CompletableFuture<Boolean> queued = waiter.submit(() -> {
+                try (LockHandle _ = locks.lock(level, key, READ)) {
+                    return true;
+                }
+            });
+            waiter.awaitBlocked();
+            holder.call(() -> {
+                write.close();
+                return null;
+            });
+            try (LockHandle read = locks.lock(level, key, READ, Duration.ZERO)) {
+                assertThat(read).as("round %d", round).isNotNull();
+            }
+            assertThat(queued.get(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     // ---- writer progress ----
 
     @ParameterizedTest(name = "biased={0}")

@@ -25,19 +25,28 @@ public interface ResourceLocks {
     static ResourceLocks of(String impl, int stripes) {
         return switch (impl) {
             case "basalt" -> new Basalt(stripes);
+            case "basalt-plain" -> new Basalt(stripes, false);
             case "dynamic-table" -> new DynamicTable();
             case "guava-striped" -> new GuavaStriped(stripes);
             default -> throw new IllegalArgumentException("unknown impl " + impl);
         };
     }
 
-    /** Basalt's {@link LockManager}: one reader-biased level, as the table level is by default. */
+    /**
+     * Basalt's {@link LockManager}: one reader-biased level, as the table level is by default
+     * ({@code basalt}); or one plain level, as the row level is ({@code basalt-plain}: every
+     * mutation write-locks its rows, so the store keeps bias to the read-mostly levels).
+     */
     final class Basalt implements ResourceLocks {
 
         private final LockManager manager;
 
         Basalt(int stripes) {
-            manager = LockManager.builder().level(LockLevel.TABLE, stripes, true).build();
+            this(stripes, true);
+        }
+
+        Basalt(int stripes, boolean biased) {
+            manager = LockManager.builder().level(LockLevel.TABLE, stripes, biased).build();
         }
 
         LockManager manager() {
