@@ -14,7 +14,7 @@ class ResourceLocksTest {
     private static final byte[] KEY = "hot-table".getBytes(StandardCharsets.US_ASCII);
 
     @ParameterizedTest
-    @ValueSource(strings = {"basalt", "dynamic-table", "guava-striped"})
+    @ValueSource(strings = {"basalt", "basalt-plain", "dynamic-table", "guava-striped"})
     void aWriteLockBlocksAReaderUntilReleased(String impl) throws Exception {
         ResourceLocks locks = ResourceLocks.of(impl, LockBenchmark.STRIPES);
         Object write = locks.lock(KEY, true);
@@ -33,7 +33,7 @@ class ResourceLocksTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"basalt", "dynamic-table", "guava-striped"})
+    @ValueSource(strings = {"basalt", "basalt-plain", "dynamic-table", "guava-striped"})
     void readersShareAndWritersWaitForThem(String impl) throws Exception {
         ResourceLocks locks = ResourceLocks.of(impl, LockBenchmark.STRIPES);
         Object read = locks.lock(KEY, false);
@@ -57,7 +57,7 @@ class ResourceLocksTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"basalt", "dynamic-table", "guava-striped"})
+    @ValueSource(strings = {"basalt", "basalt-plain", "dynamic-table", "guava-striped"})
     void everyBenchmarkMethodRunsAndLeavesNothingLocked(String impl) {
         LockBenchmark bench = new LockBenchmark();
         bench.impl = impl;
