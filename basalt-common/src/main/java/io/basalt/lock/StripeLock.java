@@ -23,7 +23,7 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * more threads than cores that takes a while, and a reader that queued behind them because the
  * queue was not empty made a convoy: in the {@code locks} suite's {@code mixed} case (one write in
  * ten, 10 threads on 2 cores) this lock ran at 0.4 times Guava's striped locks, with bias or
- * without, and at 1 and 2 threads ahead of them.
+ * without, and at 0.7 with readers passing queued readers (docs/benchmarks.md, "locks").
  *
  * <p>The bias fields are used only by reader-biased levels. {@code bias} is set by a reader that
  * holds the lock through the queue (so no writer can hold it at that moment) and cleared by a
