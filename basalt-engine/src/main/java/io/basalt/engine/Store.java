@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -872,39 +873,47 @@ final class Store implements Closeable {
         }
     }
 
-    /** Writes one frozen memtable to SSTables and commits them (see {@link #flush}). */
-    private void writeOut(Region region, MemTable frozen) throws IOException {
-        checkWritable();
-        if (!mvcc.awaitReadPoint(frozen.largestSequence(),
-                () -> (wal != null && wal.failure() != null) || readOnly != null)) {
-            checkWritable();
-            throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
-                    + region.label() + " was durable");
+    /**
+     * A flush's loop over its memtable's versions, in calls of at most a batch, for the reason
+     * {@code Compaction.Copier} gives: one call of a million iterations is compiled on stack, and
+     * again whole, every time a rare branch of what it inlines is first taken.
+     *
+     * <p>Versions no reader can see any more are left out, by the rules compaction applies to a
+     * merge of some files (markers stay): a memtable holds every write since the last flush, and
+     * under Zipfian updates a hot column has thousands of versions that every read of it, and
+     * every compaction, would otherwise step through again.
+     */
+    private final class FlushCopy {
+        private final Region region;
+        private final long expected;
+        private final Map<String, SSTableWriter> writers;
+        private final Iterator<MemTable.Entry> entries;
+        private final long readPoint = readPoints.smallest();
+        private final long now = clock.getAsLong();
+        private final Map<String, Visibility> visibilities = new HashMap<>();
+        // The last family's name, writer and rules: rows interleave families, but a table
+        // usually has one, and naming it per cell (a String from its bytes) was a tenth of the
+        // flusher's time.
+        private EncodedCell lastFamily; // a cell of the last family
+        private String lastName;
+        private SSTableWriter lastWriter; // made on the family's first kept cell
+        private Visibility lastVisibility;
+        private EncodedCell lastCell;
+        long dropped;
+
+        FlushCopy(Region region, MemTable frozen, Map<String, SSTableWriter> writers) {
+            this.region = region;
+            this.expected = frozen.size();
+            this.writers = writers;
+            this.entries = frozen.iterator();
         }
-        long started = System.nanoTime();
-        Map<String, SSTableWriter> writers = new LinkedHashMap<>();
-        Map<String, SSTableReader> readers = new LinkedHashMap<>();
-        boolean keepFiles = false;
-        long written = 0;
-        try {
-            var entries = frozen.iterator();
-            // Versions no reader can see any more are left out, by the rules compaction applies
-            // to a merge of some files (markers stay): a memtable holds every write since the last
-            // flush, and under Zipfian updates a hot column has thousands of versions that every
-            // read of it, and every compaction, would otherwise step through again.
-            long readPoint = readPoints.smallest();
-            long now = clock.getAsLong();
-            Map<String, Visibility> visibilities = new HashMap<>();
-            // The last family's name, writer and rules: rows interleave families, but a table
-            // usually has one, and naming it per cell (a String from its bytes) was a tenth of the
-            // flusher's time.
-            EncodedCell lastFamily = null; // a cell of the last family
-            String lastName = null;
-            SSTableWriter lastWriter = null; // made on the family's first kept cell
-            Visibility lastVisibility = null;
-            EncodedCell lastCell = null;
-            long dropped = 0;
-            while (entries.hasNext()) {
+
+        /** Writes up to {@code max} versions to their families' files; false once none is left. */
+        boolean copy(int max) throws IOException {
+            for (int n = 0; n < max; n++) {
+                if (!entries.hasNext()) {
+                    return false;
+                }
                 MemTable.Entry entry = entries.next();
                 EncodedCell cell = entry.cell();
                 boolean sameFamily = lastFamily != null && lastFamily.sameFamily(cell);
@@ -925,15 +934,43 @@ final class Store implements Closeable {
                     continue;
                 }
                 if (lastWriter == null) {
-                    long number = manifest.reserveFileNumber();
-                    Path path = sstablePath(region.tableId(), lastName, number);
-                    ensureDirectory(path.getParent());
-                    lastWriter = new SSTableWriter(path, region.family(lastName), frozen.size(), disk,
-                            Disk.Purpose.FLUSH);
-                    writers.put(lastName, lastWriter);
+                    lastWriter = newFlushWriter();
                 }
                 lastWriter.add(cell, entry.sequence());
             }
+            return true;
+        }
+
+        private SSTableWriter newFlushWriter() throws IOException {
+            long number = manifest.reserveFileNumber();
+            Path path = sstablePath(region.tableId(), lastName, number);
+            ensureDirectory(path.getParent());
+            SSTableWriter writer = new SSTableWriter(path, region.family(lastName), expected, disk, Disk.Purpose.FLUSH);
+            writers.put(lastName, writer);
+            return writer;
+        }
+    }
+
+    /** Writes one frozen memtable to SSTables and commits them (see {@link #flush}). */
+    private void writeOut(Region region, MemTable frozen) throws IOException {
+        checkWritable();
+        if (!mvcc.awaitReadPoint(frozen.largestSequence(),
+                () -> (wal != null && wal.failure() != null) || readOnly != null)) {
+            checkWritable();
+            throw new StoreReadOnlyException("the write-ahead log failed before a memtable of table "
+                    + region.label() + " was durable");
+        }
+        long started = System.nanoTime();
+        Map<String, SSTableWriter> writers = new LinkedHashMap<>();
+        Map<String, SSTableReader> readers = new LinkedHashMap<>();
+        boolean keepFiles = false;
+        long written = 0;
+        try {
+            FlushCopy copy = new FlushCopy(region, frozen, writers);
+            while (copy.copy(Compaction.BATCH)) {
+                // each call copies one batch: see FlushCopy
+            }
+            long dropped = copy.dropped;
             List<ManifestEdit.Change> changes = new ArrayList<>();
             for (var e : writers.entrySet()) {
                 SSTableWriter writer = e.getValue();

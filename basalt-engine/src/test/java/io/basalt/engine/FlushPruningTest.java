@@ -79,6 +79,45 @@ class FlushPruningTest {
         }
     }
 
+    /**
+     * The flush and the compaction copy in batches ({@link Compaction#BATCH} entries a call); a
+     * row's versions that straddle two batches are still judged as one row: the surplus ones go.
+     */
+    @Test
+    void surplusVersionsAcrossCopyBatchesAreLeftOut() throws Exception {
+        int versions = Compaction.BATCH * 2 + Compaction.BATCH / 2;
+        try (Connection c = open()) {
+            await(c.admin().createTable(TableDescriptor.of("t", "f")));
+            await(c.table("t").put(Put.of("a").addColumn("f", "q", "a")));
+            for (int i = 0; i < versions; i++) {
+                clock.incrementAndGet();
+                await(c.table("t").put(Put.of("hot").addColumn("f", "q", "v" + i)));
+            }
+            await(c.table("t").put(Put.of("z").addColumn("f", "q", "z")));
+            await(c.admin().flush("t"));
+            assertThat(entriesOnDisk(c)).as("one version each of a, hot and z after the flush").isEqualTo(3);
+
+            // Versions a scanner's read point predates stay through flushes; once it is closed,
+            // the compaction of those files drops all but the newest.
+            try (ResultScanner scanner = c.table("t").scanner(new Scan().setCaching(1))) {
+                assertThat(scanner.next()).isNotNull();
+                for (int file = 0; file < 2; file++) {
+                    for (int i = 0; i < versions / 2; i++) {
+                        clock.incrementAndGet();
+                        await(c.table("t").put(Put.of("hot").addColumn("f", "q", "w" + file + "-" + i)));
+                    }
+                    await(c.admin().flush("t"));
+                }
+                assertThat(entriesOnDisk(c)).as("the scanner's read point kept every version")
+                        .isEqualTo(3 + 2L * (versions / 2));
+            }
+            await(c.admin().compact("t"));
+            assertThat(entriesOnDisk(c)).as("one version each of a, hot and z after the compaction").isEqualTo(3);
+            assertThat(value(c, "hot")).isEqualTo("w1-" + (versions / 2 - 1));
+            assertThat(value(c, "z")).isEqualTo("z");
+        }
+    }
+
     @Test
     void aScannersReadPointKeepsTheVersionItSees() throws Exception {
         try (Connection c = open()) {
