@@ -68,6 +68,10 @@ class YcsbSuiteTest {
     @Test
     void settingsRefuseWhatTheSuiteDoesNotTake() {
         assertThat(YcsbSuite.Settings.of(true, List.of()).records()).isEqualTo(50_000);
+        assertThat(YcsbSuite.Settings.of(false, List.of()).warmup()).as("a full run warms up long enough for the JIT")
+                .isEqualTo(20);
+        assertThat(YcsbSuite.Settings.of(true, List.of()).warmup()).isZero();
+        assertThat(YcsbSuite.Settings.of(false, List.of("warmup=7")).warmup()).isEqualTo(7);
         assertThat(YcsbSuite.Settings.of(false, List.of("threads=2,4", "impl=rocksdb")).threads()).containsExactly(2, 4);
         assertThatThrownBy(() -> YcsbSuite.Settings.of(false, List.of("rows=5")))
                 .hasMessageContaining("no parameter 'rows'");
