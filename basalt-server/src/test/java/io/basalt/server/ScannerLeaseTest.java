@@ -141,6 +141,38 @@ class ScannerLeaseTest {
         return rows;
     }
 
+    /**
+     * YCSB's scans: a limit, a batch of that many rows, the rows read and the scanner closed
+     * without asking past the last. Every server scanner must close when its client closes it,
+     * long before any lease would expire it.
+     */
+    @ParameterizedTest(name = "read ahead={0}")
+    @CsvSource({"1", "3"})
+    void scannersReadToTheirLimitAndClosedAreClosedOnTheServer(int readAhead) throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        try (BasaltServer server = BasaltServer.start(ServerConfig.builder().port(0).dataDir(dir).ioThreads(2)
+                .scannerLease(Duration.ofMinutes(10)).build(), c -> handler[0] = EngineHandler.over(
+                        (store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store()))).store, c));
+             Connection client = connect(server, readAhead)) {
+            List<String> all = rows(40);
+            load(client, all, 2);
+            for (int i = 0; i < 100; i++) {
+                int limit = 1 + i % 7;
+                List<String> seen = new ArrayList<>();
+                try (ResultScanner s = client.table("t").scanner(new Scan().withStartRow(bytes(all.get(i % 30)))
+                        .setLimit(limit).setCaching(limit))) {
+                    for (Result r = s.next(); r != null && seen.size() < limit; r = seen.size() < limit ? s.next() : null) {
+                        seen.add(string(r.row()));
+                    }
+                }
+                assertThat(seen).hasSize(limit);
+            }
+            await(() -> handler[0].openScanners() == 0 && store[0].open.get() == 0,
+                    "every closed scan's scanner to close on the server");
+        }
+    }
+
     @ParameterizedTest(name = "reversed={0}, limit={1}, read ahead={2}")
     @CsvSource({"false, 0, 1", "true, 0, 1", "false, 13, 1", "true, 9, 1", "false, 0, 4", "true, 9, 3"})
     void anIdleScannerExpiresAndTheScanResumesAfterTheLastRowItReturned(boolean reversed, int limit, int readAhead)
