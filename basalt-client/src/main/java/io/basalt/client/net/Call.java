@@ -36,6 +36,12 @@ final class Call<T> {
     /** {@code UNAVAILABLE} answers in a row from the node {@link #unavailableFrom}. */
     int unavailable;
     int unavailableFrom = -1;
+    /**
+     * The connection slot every attempt goes out on, or -1 for the next in turn. A scanner's
+     * requests keep to the connection that opened it: the server serves a scanner only to the
+     * connection that owns it.
+     */
+    int slot = -1;
 
     Call(OpCode op, String what, int sizeHint, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
         this(op, what, sizeHint, body, decoder, null, false);

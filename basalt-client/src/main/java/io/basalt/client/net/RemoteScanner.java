@@ -47,6 +47,14 @@ final class RemoteScanner implements ResultScanner {
     private record Batch(long scannerId, boolean more, Messages.EncodedResults encoded) {}
 
     private final RpcClient rpc;
+    /**
+     * The connection every request of this scan goes out on. The server serves a scanner only to
+     * the connection that opened it; with requests spread over a client's connections, a
+     * {@code SCAN_NEXT} on another one was refused as an unknown scanner, the scan resumed on a
+     * new server scanner, and the old one stayed open until its lease ran out (in YCSB's E over
+     * two connections, about a third of all scans, until their scanners filled the server's heap).
+     */
+    private final int slot;
     private final String table;
     private final Scan scan;
 
@@ -76,10 +84,11 @@ final class RemoteScanner implements ResultScanner {
         this.scan = scan.copy();
         this.stitch = !scan.allowPartialResults() && scan.batch() == 0;
         this.depth = rpc.options().scanPrefetchBatches(scan.maxResultSize());
+        this.slot = rpc.nextSlot();
     }
 
     private CompletableFuture<Batch> open(Scan s) {
-        return rpc.call(OpCode.SCAN_OPEN, "SCAN_OPEN on table '" + table + "'", buf -> {
+        return rpc.callOn(slot, OpCode.SCAN_OPEN, "SCAN_OPEN on table '" + table + "'", buf -> {
             Wire.writeString(buf, table);
             Messages.writeScan(buf, s);
             Messages.writeConsistency(buf, s);
@@ -91,7 +100,7 @@ final class RemoteScanner implements ResultScanner {
     }
 
     private CompletableFuture<Batch> fetch(long id, long number) {
-        return rpc.call(OpCode.SCAN_NEXT, "SCAN_NEXT of scanner " + id + " on table '" + table + "'",
+        return rpc.callOn(slot, OpCode.SCAN_NEXT, "SCAN_NEXT of scanner " + id + " on table '" + table + "'",
                 buf -> {
                     Wire.writeVarlong(buf, id);
                     Wire.writeVarlong(buf, number);
@@ -298,7 +307,8 @@ final class RemoteScanner implements ResultScanner {
         ahead.clear();
         if (opened && more && scannerId >= 0) {
             long id = scannerId;
-            rpc.call(OpCode.SCAN_CLOSE, "SCAN_CLOSE of scanner " + id, buf -> Wire.writeVarlong(buf, id), _ -> null);
+            rpc.callOn(slot, OpCode.SCAN_CLOSE, "SCAN_CLOSE of scanner " + id, buf -> Wire.writeVarlong(buf, id),
+                    _ -> null);
         }
     }
 }

@@ -166,6 +166,24 @@ public final class RpcClient implements AutoCloseable {
     }
 
     /**
+     * A connection slot for {@link #callOn}: the next in turn. Requests that must reach the server
+     * on one connection (a scanner's: the server serves a scanner only to the connection that
+     * opened it) take one slot and send every request on it.
+     */
+    public int nextSlot() {
+        return slots.length() == 1 ? 0 : Math.floorMod(next.getAndIncrement(), slots.length());
+    }
+
+    /** {@link #call(OpCode, String, Consumer, Function)} on connection slot {@code slot} ({@link #nextSlot}). */
+    public <T> CompletableFuture<T> callOn(int slot, OpCode op, String what, Consumer<ByteBuf> body,
+                                           Function<ByteBuf, T> decoder) {
+        Call<T> call = new Call<>(op, what, 256, body, decoder);
+        call.slot = slot < 0 ? -1 : Math.floorMod(slot, slots.length());
+        attempt(call);
+        return call.future;
+    }
+
+    /**
      * A write that, to a cluster, is sent with a call id: applied once however often it is sent,
      * and so sent again after a lost connection or an election. To one server it is {@link #call}.
      */
@@ -196,7 +214,7 @@ public final class RpcClient implements AutoCloseable {
             return;
         }
         call.attempts++;
-        CompletableFuture<RpcChannel> connection = channel();
+        CompletableFuture<RpcChannel> connection = channel(call.slot);
         if (connection.state() == Future.State.SUCCESS) {
             // Connected: send now, without a completion stage (and its allocations) per request.
             RpcChannel ch = connection.resultNow();
@@ -256,10 +274,13 @@ public final class RpcClient implements AutoCloseable {
         }, backoff, TimeUnit.NANOSECONDS);
     }
 
-    /** A ready connection: the least recently chosen slot, connected if it is not. */
-    private CompletableFuture<RpcChannel> channel() {
+    /**
+     * A ready connection: the one in {@code pinned} (a slot, or -1 for the least recently chosen),
+     * connected if it is not.
+     */
+    private CompletableFuture<RpcChannel> channel(int pinned) {
         // One connection (the default) needs no turn-taking, and no shared counter bumped per request.
-        int slot = slots.length() == 1 ? 0 : Math.floorMod(next.getAndIncrement(), slots.length());
+        int slot = pinned >= 0 ? pinned : nextSlot();
         while (true) {
             CompletableFuture<RpcChannel> current = slots.get(slot);
             if (current != null && (!current.isDone() || (!current.isCompletedExceptionally()
