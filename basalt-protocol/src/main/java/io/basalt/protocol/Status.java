@@ -40,7 +40,12 @@ public enum Status {
      */
     UNAUTHENTICATED(14),
     /** The user lacks the permission the request needs; the message names it. Never retried. */
-    PERMISSION_DENIED(15);
+    PERMISSION_DENIED(15),
+    /**
+     * The connection holds as many open scanners as the server allows; the message gives the
+     * limit. Closing scanners that are done makes room; sending the open again at once does not.
+     */
+    TOO_MANY_SCANNERS(16);
 
     private static final Status[] BY_CODE = new Status[256];
 

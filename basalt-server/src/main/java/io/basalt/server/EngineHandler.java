@@ -16,6 +16,7 @@ import io.basalt.client.Result;
 import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.TooManyScannersException;
 import io.basalt.client.net.Messages;
 import io.basalt.client.security.AccessControl;
 import io.basalt.client.security.Permission;
@@ -66,7 +67,12 @@ import org.slf4j.LoggerFactory;
  * nothing — a heartbeat that keeps the client's request from timing out — and goes on looking in
  * the background for the next batch. A scanner that reaches its end closes by itself. Each scanner has a lease:
  * one idle longer than {@link ServerConfig#scannerLease()} is closed, and a later request for it
- * gets {@link Status#UNKNOWN_SCANNER}. A connection's scanners close with the connection.
+ * gets {@link Status#UNKNOWN_SCANNER}. A connection's scanners close with the connection. A
+ * connection holds at most {@link ServerConfig#maxScannersPerConnection()} open at once, counted
+ * until each one's store scanner is closed; a {@code SCAN_OPEN} beyond that is refused with
+ * {@link Status#TOO_MANY_SCANNERS} before the store is asked for anything, so a client that never
+ * closes its scanners fills its own allowance, not the server's heap. {@code SCAN_NEXT} and
+ * {@code SCAN_CLOSE} reach only the connection's own scanners: another connection's id is unknown.
  *
  * <h2>Abandoned scans (issue #17)</h2>
  * A scanner whose lease expired or whose connection closed is cancelled at once: a batch being
@@ -100,6 +106,7 @@ public final class EngineHandler implements RequestHandler {
     private final Map<Long, ServerScanner> scanners = new ConcurrentHashMap<>();
     private final AtomicLong scannerIds = new AtomicLong();
     private final long leaseNanos;
+    private final int maxScanners;
     /** How long a scan request waits for an earlier batch that was never asked for to be asked for. */
     private static final long ASK_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How far beyond the batches asked for in order a request may ask (a client reads ahead at most 4). */
@@ -124,6 +131,7 @@ public final class EngineHandler implements RequestHandler {
         this.metrics = metrics;
         this.inlineGets = config.inlineGets() && store instanceof MemoryOnlyReads.Capable;
         this.leaseNanos = config.scannerLease().toNanos();
+        this.maxScanners = config.maxScannersPerConnection();
         this.timeLimitNanos = config.scanTimeLimit().toNanos();
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().name("basalt-scanner-leases").daemon().unstarted(r));
@@ -438,9 +446,9 @@ public final class EngineHandler implements RequestHandler {
             }
             case SCAN_CLOSE -> {
                 long scannerId = decode(body, op, b -> Wire.readVarlong(b, "scanner id"));
-                ServerScanner s = scanners.remove(scannerId);
-                if (s != null) {
-                    s.cancel();
+                ServerScanner s = scanners.get(scannerId);
+                if (s != null && s.owner == c && scanners.remove(scannerId, s)) {
+                    s.cancel(); // another connection's scanner is left alone, and answered like an unknown one
                 }
                 c.respond(id, op, _ -> { });
             }
@@ -851,6 +859,7 @@ public final class EngineHandler implements RequestHandler {
                 closed = true;
                 notifyAll(); // requests waiting for their turn find the scanner closed
                 scanners.remove(id, this);
+                owner.openScanners.decrementAndGet(); // the store's scanner may close later (below): it is on its way
                 if (looking != null) {
                     looking.whenComplete((_, _) -> scanner.close()); // not while it is in next()
                 } else {
@@ -860,12 +869,34 @@ public final class EngineHandler implements RequestHandler {
         }
     }
 
+    /**
+     * Takes one of the connection's {@link ServerConfig#maxScannersPerConnection()} places.
+     *
+     * @throws TooManyScannersException naming the limit and the connection, when none is left
+     */
+    private void reserveScanner(ServerConnection c) {
+        if (c.openScanners.incrementAndGet() > maxScanners) {
+            c.openScanners.decrementAndGet();
+            throw new TooManyScannersException("the connection from " + c.peer() + " holds " + maxScanners
+                    + " open scanners, the most maxScannersPerConnection allows: close scanners that are done"
+                    + " (ResultScanner.close) or raise the server's limit");
+        }
+    }
+
     private void openScanner(ServerConnection c, long requestId, AsyncTable table, Scan scan) {
         ServerScanner s;
         List<Result> batch = new ArrayList<>();
         boolean more;
         try {
-            s = new ServerScanner(scannerIds.incrementAndGet(), c, table.scanner(scan), scan);
+            reserveScanner(c);
+            ResultScanner opened;
+            try {
+                opened = table.scanner(scan);
+            } catch (RuntimeException e) {
+                c.openScanners.decrementAndGet();
+                throw e;
+            }
+            s = new ServerScanner(scannerIds.incrementAndGet(), c, opened, scan); // its close() gives the place back
             scanners.put(s.id, s);
             if (!c.isOpen()) {
                 s.cancel(); // the connection closed while the store opened the scanner: nobody will read it

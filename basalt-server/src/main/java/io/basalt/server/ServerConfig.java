@@ -49,6 +49,9 @@ import java.util.TreeSet;
  *     is answered "busy" at its handshake and closed
  * @param maxInFlightPerConnection the most requests of one connection being executed at once
  *     (default 1024); at the limit the server stops reading the connection until one finishes
+ * @param maxScannersPerConnection the most scanners one connection may hold open (default 256);
+ *     a {@code SCAN_OPEN} beyond it is refused with {@code TOO_MANY_SCANNERS}, so a client that
+ *     forgets to close its scanners cannot fill the server's heap before their leases run out
  * @param outboundHighWaterBytes bytes of responses queued for one connection at which the server
  *     stops reading its requests (default 8 MiB)
  * @param outboundLowWaterBytes bytes of queued responses under which it reads them again (default
@@ -77,14 +80,14 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                            WriteMode writeMode, int groupingThreshold, Duration linger, boolean flushConsolidation,
                            int ioThreads, boolean inlineGets, Duration frameTimeout, Duration scannerLease, Duration scanTimeLimit,
                            Duration shutdownGrace, int maxConnections, int maxInFlightPerConnection,
-                           int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
+                           int maxScannersPerConnection, int outboundHighWaterBytes, int outboundLowWaterBytes, int httpPort, Duration slowRequest,
                            int metricsMaxTables, boolean requestMetrics, LogSettings log, TlsSettings tls,
                            boolean insecure, AuthSettings auth) {
 
     static final Set<String> KEYS = Set.of("host", "port", "data", "durability", "maxFrameSize",
             "writeMode", "groupingThreshold", "lingerMicros", "flushConsolidation", "ioThreads", "inlineGets", "frameTimeoutMillis",
             "scannerLeaseMillis", "scanTimeLimitMillis", "shutdownGraceMillis", "maxConnections", "maxInFlightPerConnection",
-            "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
+            "maxScannersPerConnection",             "outboundHighWaterBytes", "outboundLowWaterBytes", "memtableFlushSize", "walSegmentSize", "blockCacheSize",
             "rowCacheSize", "maxWalSize", "memtableMemoryLimit", "backgroundRetries", "backgroundRetryBackoffMillis", "regionSplitSize",
             "compactionTrigger", "writeStallFiles", "readCompactionBytes", "httpPort", "slowRequestMillis", "metricsMaxTables", "requestMetrics",
             "logDir", "logConfig", "logMaxFileSize", "logTotalSizeCap", "logMaxHistoryDays", "tlsCert", "tlsKey", "tlsCa",
@@ -124,9 +127,10 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         if (frameTimeout.isZero() || scannerLease.isZero() || scanTimeLimit.isZero()) {
             throw new IllegalArgumentException("frameTimeout, scannerLease and scanTimeLimit must be positive");
         }
-        if (maxConnections < 1 || maxInFlightPerConnection < 1) {
-            throw new IllegalArgumentException("maxConnections (" + maxConnections + ") and maxInFlightPerConnection ("
-                    + maxInFlightPerConnection + ") must be at least 1");
+        if (maxConnections < 1 || maxInFlightPerConnection < 1 || maxScannersPerConnection < 1) {
+            throw new IllegalArgumentException("maxConnections (" + maxConnections + "), maxInFlightPerConnection ("
+                    + maxInFlightPerConnection + ") and maxScannersPerConnection (" + maxScannersPerConnection
+                    + ") must be at least 1");
         }
         if (outboundLowWaterBytes < 1 || outboundLowWaterBytes > outboundHighWaterBytes) {
             throw new IllegalArgumentException("outboundLowWaterBytes " + outboundLowWaterBytes + " must be at least 1"
@@ -416,6 +420,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         m.put("shutdownGraceMillis", Long.toString(shutdownGrace.toMillis()));
         m.put("maxConnections", Integer.toString(maxConnections));
         m.put("maxInFlightPerConnection", Integer.toString(maxInFlightPerConnection));
+        m.put("maxScannersPerConnection", Integer.toString(maxScannersPerConnection));
         m.put("outboundHighWaterBytes", Integer.toString(outboundHighWaterBytes));
         m.put("outboundLowWaterBytes", Integer.toString(outboundLowWaterBytes));
         m.put("memtableFlushSize", Long.toString(store.memtableFlushSize()));
@@ -482,6 +487,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         b.shutdownGrace = shutdownGrace;
         b.maxConnections = maxConnections;
         b.maxInFlightPerConnection = maxInFlightPerConnection;
+        b.maxScannersPerConnection = maxScannersPerConnection;
         b.outboundHighWaterBytes = outboundHighWaterBytes;
         b.outboundLowWaterBytes = outboundLowWaterBytes;
         // the default follows the port: a copy moved to another port gets that port's default
@@ -504,7 +510,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
      * Applies a properties file over this configuration. Keys: {@code host, port, data, durability
      * (SYNC|ASYNC), maxFrameSize, writeMode (GROUPED|FLUSH_EACH), groupingThreshold, lingerMicros,
      * flushConsolidation, ioThreads, inlineGets, frameTimeoutMillis, scannerLeaseMillis, scanTimeLimitMillis,
-     * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, outboundHighWaterBytes,
+     * shutdownGraceMillis, maxConnections, maxInFlightPerConnection, maxScannersPerConnection, outboundHighWaterBytes,
      * outboundLowWaterBytes, httpPort, slowRequestMillis, metricsMaxTables, requestMetrics, logDir,
      * logConfig, logMaxFileSize, logTotalSizeCap, logMaxHistoryDays, tlsCert, tlsKey, tlsCa,
      * tlsClientAuth, tlsReloadSeconds, insecure, auth, superusers, authMaxFailures,
@@ -584,6 +590,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         private Duration shutdownGrace = Duration.ofSeconds(30);
         private int maxConnections = 1024;
         private int maxInFlightPerConnection = 1024;
+        private int maxScannersPerConnection = 256;
         private int outboundHighWaterBytes = 8 << 20;
         private int outboundLowWaterBytes = 4 << 20;
         /** {@code null}: {@link #defaultHttpPort} of the port. */
@@ -623,6 +630,7 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
                 case "shutdownGraceMillis" -> shutdownGrace(Duration.ofMillis(Long.parseLong(v)));
                 case "maxConnections" -> maxConnections(Integer.parseInt(v));
                 case "maxInFlightPerConnection" -> maxInFlightPerConnection(Integer.parseInt(v));
+                case "maxScannersPerConnection" -> maxScannersPerConnection(Integer.parseInt(v));
                 case "outboundHighWaterBytes" -> outboundHighWaterBytes(Integer.parseInt(v));
                 case "outboundLowWaterBytes" -> outboundLowWaterBytes(Integer.parseInt(v));
                 case "memtableFlushSize" -> store(store.withMemtableFlushSize(Long.parseLong(v)));
@@ -747,6 +755,11 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
             return this;
         }
 
+        public Builder maxScannersPerConnection(int v) {
+            maxScannersPerConnection = v;
+            return this;
+        }
+
         public Builder outboundHighWaterBytes(int v) {
             outboundHighWaterBytes = v;
             return this;
@@ -823,7 +836,8 @@ public record ServerConfig(String host, int port, Path dataDir, StoreOptions sto
         public ServerConfig build() {
             return new ServerConfig(host, port, dataDir, store, maxFrameSize, writeMode, groupingThreshold, linger,
                     flushConsolidation, ioThreads, inlineGets, frameTimeout, scannerLease, scanTimeLimit, shutdownGrace,
-                    maxConnections, maxInFlightPerConnection, outboundHighWaterBytes, outboundLowWaterBytes,
+                    maxConnections, maxInFlightPerConnection, maxScannersPerConnection, outboundHighWaterBytes,
+                    outboundLowWaterBytes,
                     httpPort != null ? httpPort : defaultHttpPort(port), slowRequest, metricsMaxTables, requestMetrics,
                     log, tlsSettings(), insecure, auth);
         }

@@ -112,6 +112,11 @@ public final class ServerConnection extends ChannelInboundHandlerAdapter {
     private volatile io.basalt.client.Connection view;
     private boolean handshakeSeen;
     private long openedAt;
+    /**
+     * Scanners the handler holds open for this connection, counted from before the store's scanner
+     * opens until it is closed ({@link ServerConfig#maxScannersPerConnection()}); any thread.
+     */
+    final java.util.concurrent.atomic.AtomicInteger openScanners = new java.util.concurrent.atomic.AtomicInteger();
     private ScheduledFuture<?> clock;
 
     ServerConnection(BasaltServer server, Channel channel, FrameDecoder decoder, ServerConfig config,

@@ -1,6 +1,7 @@
 package io.basalt.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.basalt.cell.Cell;
 import io.basalt.client.Basalt;
@@ -11,10 +12,12 @@ import io.basalt.client.ResultScanner;
 import io.basalt.client.Scan;
 import io.basalt.client.ScannerExpiredException;
 import io.basalt.client.TableDescriptor;
+import io.basalt.client.TooManyScannersException;
 import io.basalt.client.net.ClientOptions;
 import io.basalt.client.net.Messages;
 import io.basalt.client.net.RemoteConnection;
 import io.basalt.protocol.OpCode;
+import io.basalt.protocol.Status;
 import io.basalt.protocol.Wire;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +40,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Scanner leases: a scanner idle longer than {@link ServerConfig#scannerLease()} is closed on the
  * server, engine scanner included, and the network client's scanner resumes after the last whole
  * row it returned, or restarts the row it was stitching, or fails with a clear
- * {@link ScannerExpiredException} when its last result was part of a row.
+ * {@link ScannerExpiredException} when its last result was part of a row. A connection holds at
+ * most {@link ServerConfig#maxScannersPerConnection()} scanners, and only its own.
  *
  * <p>The tables are flushed before they are scanned, so the engine scanners read blocks from the
  * pooled block cache: a scanner that expiry failed to close would also show up as a buffer leak
@@ -331,6 +335,137 @@ class ScannerLeaseTest {
             }
             assertThat(rows).containsExactly("r0", "r1", "r2", "r3", "s0");
             await(() -> handler[0].engine.openScanners() == 0 && store[0].open.get() == 0, "every scanner to close");
+        }
+    }
+
+    /** A server whose connections may each hold {@code max} scanners, over a counting store. */
+    private BasaltServer startLimited(int max, Duration lease, EngineHandler[] handler, CountingStore[] store)
+            throws InterruptedException {
+        return BasaltServer.start(ServerConfig.builder().port(0).dataDir(dir).ioThreads(2).scannerLease(lease)
+                .maxScannersPerConnection(max).build(), c -> handler[0] = EngineHandler.over(
+                        (store[0] = new CountingStore(Basalt.open(c.dataDir(), c.store()))).store, c));
+    }
+
+    /** Opens a scanner of one row per batch and reads its first row, so it is open on the server. */
+    private static ResultScanner openAndReadOne(Connection client) {
+        ResultScanner s = client.table("t").scanner(new Scan().setCaching(1));
+        assertThat(string(s.next().row())).isEqualTo("r00");
+        return s;
+    }
+
+    /**
+     * Whether a scanner opens on {@code client} now; one refused for the connection's limit does
+     * not. One that opens is read to its end, where the server closes it before it answers, so it
+     * has given its place back when this returns.
+     */
+    private static boolean opens(Connection client) {
+        try (ResultScanner s = client.table("t").scanner(new Scan().setCaching(1))) {
+            return !rest(s).isEmpty();
+        } catch (TooManyScannersException e) {
+            return false;
+        }
+    }
+
+    private static List<String> rest(ResultScanner s) {
+        List<String> rows = new ArrayList<>();
+        s.forEach(r -> rows.add(string(r.row())));
+        return rows;
+    }
+
+    /**
+     * A client that keeps scanners open (forgotten, or on purpose) fills its connection's
+     * allowance, not the server's heap: one more open is refused with a message naming the limit,
+     * before the store opens anything; other connections scan on; the open scanners lose nothing;
+     * and each place comes back when its scanner ends, is closed, or its connection goes.
+     */
+    @Test
+    void aConnectionAtItsScannerLimitIsRefusedClearlyAndOthersScanOn() throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        List<String> all = rows(30);
+        try (BasaltServer server = startLimited(4, Duration.ofMinutes(10), handler, store);
+             Connection other = connect(server)) {
+            load(other, all, 1);
+            try (Connection hog = connect(server)) {
+                fillAndRelease(hog, other, all, store[0]);
+            } // its scanners close with the connection
+            await(() -> handler[0].openScanners() == 0 && store[0].open.get() == 0, "the connection's scanners to close");
+        }
+    }
+
+    private static void fillAndRelease(Connection hog, Connection other, List<String> all, CountingStore store)
+            throws InterruptedException {
+        List<ResultScanner> held = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            held.add(openAndReadOne(hog));
+        }
+        int opened = store.opened.get();
+        try (ResultScanner refused = hog.table("t").scanner(new Scan().setCaching(1))) {
+            assertThatThrownBy(refused::next).isInstanceOf(TooManyScannersException.class)
+                    .hasMessageContaining("holds 4 open scanners")
+                    .hasMessageContaining("maxScannersPerConnection");
+        }
+        assertThat(store.opened.get()).as("refused before the store opened a scanner").isEqualTo(opened);
+
+        try (ResultScanner s = other.table("t").scanner(new Scan().setCaching(1))) {
+            assertThat(rest(s)).as("another connection scans at once").isEqualTo(all);
+        }
+        for (ResultScanner s : held) {
+            assertThat(rest(s)).as("a held scanner, read to its end").isEqualTo(all.subList(1, all.size()));
+        }
+        await(() -> opens(hog), "a scanner read to its end to give its place back");
+
+        held.clear();
+        for (int i = 0; i < 4; i++) {
+            held.add(openAndReadOne(hog));
+        }
+        held.getFirst().close();
+        await(() -> opens(hog), "a closed scanner to give its place back");
+    }
+
+    @Test
+    void scannersLeftOpenGiveTheirPlacesBackWhenTheirLeaseRunsOut() throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        try (BasaltServer server = startLimited(2, LEASE, handler, store);
+             Connection client = connect(server)) {
+            load(client, rows(10), 1);
+            List<ResultScanner> forgotten = List.of(openAndReadOne(client), openAndReadOne(client));
+            assertThat(forgotten).hasSize(2);
+            awaitExpired(handler[0], store[0]);
+            assertThat(opens(client)).as("the expired scanners' places are free").isTrue();
+        }
+    }
+
+    /**
+     * Scanner ids are small consecutive numbers, so another connection can name them: its
+     * {@code SCAN_CLOSE} must not close them (before, it did, and the owner's scans went on only
+     * by reopening on new server scanners).
+     */
+    @Test
+    void anotherConnectionCannotCloseAConnectionsScanners() throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        CountingStore[] store = new CountingStore[1];
+        List<String> all = rows(30);
+        try (BasaltServer server = startLimited(8, Duration.ofMinutes(10), handler, store);
+             Connection client = connect(server);
+             RawClient hostile = new RawClient(server.address().getPort()).handshake()) {
+            load(client, all, 1);
+            List<ResultScanner> held = List.of(openAndReadOne(client), openAndReadOne(client), openAndReadOne(client));
+            int opened = store[0].opened.get();
+            for (long id = 0; id < 64; id++) {
+                long scannerId = id;
+                hostile.send(RawClient.frame(100 + id, OpCode.SCAN_CLOSE.code(), 0, 0,
+                        b -> Wire.writeVarlong(b, scannerId)));
+                assertThat(hostile.read().status()).as("closing an id that is not its own is answered like "
+                        + "closing an unknown one").isEqualTo(Status.OK.code());
+            }
+            assertThat(handler[0].openScanners()).isEqualTo(3);
+            for (ResultScanner s : held) {
+                assertThat(rest(s)).isEqualTo(all.subList(1, all.size()));
+                s.close();
+            }
+            assertThat(store[0].opened.get()).as("no scan had to reopen").isEqualTo(opened);
         }
     }
 

@@ -46,6 +46,8 @@ public final class Errors {
             case UNAUTHENTICATED -> new io.basalt.client.security.AuthenticationException(what + " on " + server + ": "
                     + message);
             case PERMISSION_DENIED -> new io.basalt.client.security.AccessDeniedException(message);
+            case TOO_MANY_SCANNERS -> new io.basalt.client.TooManyScannersException(what + " on " + server + ": "
+                    + message);
             default -> failed(what, server, status, message);
         };
     }
@@ -66,6 +68,7 @@ public final class Errors {
             case UnavailableException _ -> Status.UNAVAILABLE;
             case io.basalt.client.security.AuthenticationException _ -> Status.UNAUTHENTICATED;
             case io.basalt.client.security.AccessDeniedException _ -> Status.PERMISSION_DENIED;
+            case io.basalt.client.TooManyScannersException _ -> Status.TOO_MANY_SCANNERS;
             case IllegalArgumentException _ -> Status.INVALID_ARGUMENT;
             default -> Status.SERVER_ERROR;
         };
