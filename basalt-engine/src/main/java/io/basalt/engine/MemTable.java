@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * A table's recent writes in memory: a hash index of rows, and the same rows in a concurrent
@@ -315,8 +316,11 @@ final class MemTable {
     };
 
     /**
-     * The rows written here, as a bloom filter of two probes over {@code 2^rowFilterBits} bits,
-     * made on the first write (an idle region's memtable costs nothing).
+     * The rows written here, as a bloom filter of two probes over a power of two of bits, made on
+     * the first write (an idle region's memtable costs nothing) and sized then, one bit per 16
+     * bytes of what the memtable is expected to reach ({@link #expectedBytes}): the flush size, or
+     * less when the store has more regions than its memory limit holds memtables of that size.
+     * Its array is counted in {@link #bytes()}.
      *
      * <p>Why: a get looks in every memtable of its region, a skip-list descent of ~20 comparisons
      * that miss the CPU cache, and with YCSB's keys a memtable holds a few percent of the rows; a
@@ -325,7 +329,8 @@ final class MemTable {
      * is added, so a write that completed before a get began is always seen by it.
      */
     private volatile AtomicLongArray rowFilter;
-    private final int rowFilterBits;
+    /** What this memtable is expected to reach before its flush, asked on its first write. */
+    private final LongSupplier expectedBytes;
 
     /** Bits of the row filter per byte of memtable flush size, as a power of two: 1 bit per 16 bytes. */
     static final int ROW_FILTER_BYTES_PER_BIT_LOG2 = 4;
@@ -379,11 +384,21 @@ final class MemTable {
     private volatile long largestSequence;
 
     /**
-     * Bytes per slab the memtable copies cells into. Large enough that a slab is a humongous
-     * object for G1 on heaps up to 4 GiB (allocated outside the young generation, never copied by
-     * a young collection), small enough that a nearly empty memtable wastes little.
+     * Bytes per slab the memtable copies cells into, once it has filled slabs of
+     * {@link #FIRST_SLAB_SIZE}, twice that, and so on up to this. Large enough that a slab is a
+     * humongous object for G1 on heaps up to 4 GiB (allocated outside the young generation, never
+     * copied by a young collection).
      */
     static final int SLAB_SIZE = 2 << 20;
+    /**
+     * The first slab's bytes. Why not {@link #SLAB_SIZE} from the start: every region's active
+     * memtable holds a slab from its first write, and a store of 512 regions on a 2 GiB heap ran
+     * out of memory within two seconds of writes spread over them (512 slabs of 2 MiB, none of it
+     * counted against {@code memtableMemoryLimit}). Slabs grow by doubling, so a small memtable
+     * holds little, and what young collections copy (the slabs below 2 MiB) is under 2 MiB per
+     * memtable. Slabs are counted in {@link #bytes()} at their full size when made.
+     */
+    static final int FIRST_SLAB_SIZE = 64 << 10;
 
     // Guarded by this.
     private MemorySegment slab;
@@ -397,18 +412,18 @@ final class MemTable {
 
     /** A memtable whose row filter is sized for {@code flushSize} bytes of writes. */
     MemTable(long flushSize) {
-        this(flushSize, 0);
+        this(() -> flushSize, 0);
     }
 
     /**
-     * A memtable whose row filter is sized for {@code flushSize} bytes of writes and whose row
-     * index starts with room for {@code expectedRows} (at most {@link #MAX_PRESIZED_ROWS}). Why:
-     * growing the index from empty, a doubling at a time, was 2% of YCSB's load samples; a region
-     * sizes its next memtable by the row count of the one it froze.
+     * A memtable whose row filter is sized, on the first write, for the bytes
+     * {@code expectedBytes} then gives, and whose row index starts with room for
+     * {@code expectedRows} (at most {@link #MAX_PRESIZED_ROWS}). Why: growing the index from
+     * empty, a doubling at a time, was 2% of YCSB's load samples; a region sizes its next memtable
+     * by the row count of the one it froze.
      */
-    MemTable(long flushSize, int expectedRows) {
-        int bits = 64 - Long.numberOfLeadingZeros(Math.max(1, flushSize >>> ROW_FILTER_BYTES_PER_BIT_LOG2) - 1);
-        this.rowFilterBits = Math.max(12, Math.min(30, bits));
+    MemTable(LongSupplier expectedBytes, int expectedRows) {
+        this.expectedBytes = expectedBytes;
         this.expectedRows = Math.clamp(expectedRows, 16, MAX_PRESIZED_ROWS);
         this.byRow = new ConcurrentHashMap<>(this.expectedRows);
     }
@@ -433,13 +448,19 @@ final class MemTable {
         return BloomFilter.hash(MemorySegment.ofArray(row));
     }
 
+    /** Bits of a row filter for a memtable expected to reach {@code bytes}: a power of two, 2^12 to 2^30. */
+    static int rowFilterBits(long bytes) {
+        int bits = 64 - Long.numberOfLeadingZeros(Math.max(1, bytes >>> ROW_FILTER_BYTES_PER_BIT_LOG2) - 1);
+        return Math.max(12, Math.min(30, bits));
+    }
+
     /** False when no write here touched the row (true may be a false positive, rarely). */
     boolean mightContainRow(long rowHash) {
         AtomicLongArray filter = rowFilter;
         if (filter == null) {
             return false;
         }
-        long mask = (1L << rowFilterBits) - 1;
+        long mask = ((long) filter.length() << 6) - 1;
         long first = rowHash & mask;
         long second = (rowHash >>> 32) & mask;
         return (filter.get((int) (first >>> 6)) & (1L << first)) != 0
@@ -453,10 +474,11 @@ final class MemTable {
     private boolean noteRow(long h) {
         AtomicLongArray filter = rowFilter;
         if (filter == null) {
-            filter = new AtomicLongArray(1 << (rowFilterBits - 6));
+            filter = new AtomicLongArray(1 << (rowFilterBits(expectedBytes.getAsLong()) - 6));
+            bytes.addAndGet((long) filter.length() * Long.BYTES);
             rowFilter = filter;
         }
-        long mask = (1L << rowFilterBits) - 1;
+        long mask = ((long) filter.length() << 6) - 1;
         long first = h & mask;
         long second = (h >>> 32) & mask;
         long a = filter.get((int) (first >>> 6));
@@ -490,7 +512,7 @@ final class MemTable {
                     hashes[i] = BloomFilter.hash(c.segment(), c.rowOffset(), c.rowLength());
                     fresh[i] = noteRow(hashes[i]);
                 }
-                total += copies[i].encodedLength() + ENTRY_OVERHEAD;
+                total += ENTRY_OVERHEAD; // the encoding is counted with its slab (copyToSlab)
             }
             noteSequence(sequence);
         }
@@ -667,11 +689,17 @@ final class MemTable {
         int at;
         if (length > SLAB_SIZE / 4) {
             targetArray = new byte[length]; // a large cell gets its own array
+            bytes.addAndGet(length);
             target = MemorySegment.ofArray(targetArray);
             at = 0;
         } else {
-            if (slab == null || slabUsed + length > SLAB_SIZE) {
-                slabArray = new byte[SLAB_SIZE];
+            if (slab == null || slabUsed + length > slabArray.length) {
+                int size = slab == null ? FIRST_SLAB_SIZE : Math.min(SLAB_SIZE, slabArray.length * 2);
+                while (size < length) {
+                    size *= 2; // at most SLAB_SIZE / 4 here
+                }
+                slabArray = new byte[size];
+                bytes.addAndGet(size);
                 slab = MemorySegment.ofArray(slabArray);
                 slabUsed = 0;
             }

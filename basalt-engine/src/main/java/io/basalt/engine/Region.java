@@ -111,14 +111,17 @@ final class Region {
         this.view = new View(newMemTable(), List.of(), all);
     }
 
-    /** An empty memtable, its row filter sized for the store's flush size. */
+    /** An empty memtable, its row filter sized on its first write ({@link Store#expectedMemtableBytes}). */
     private MemTable newMemTable() {
-        return newMemTable(0);
+        return newMemTable(0, 0);
     }
 
-    /** {@link #newMemTable()}, its row index sized for {@code expectedRows} (the last one's count). */
-    private MemTable newMemTable(int expectedRows) {
-        return new MemTable(store.options().memtableFlushSize(), expectedRows);
+    /**
+     * {@link #newMemTable()}, its row index sized for {@code expectedRows} and its row filter for
+     * at least {@code reached} bytes: what the memtable before it held.
+     */
+    private MemTable newMemTable(int expectedRows, long reached) {
+        return new MemTable(() -> store.expectedMemtableBytes(reached), expectedRows);
     }
 
     /** The region's id (unique in the store; the manifest's and the row locks' key). */
@@ -1102,6 +1105,7 @@ final class Region {
             next = change.apply(previous);
             view = next;
         }
+        store.memtablesChanged();
         Set<SSTableReader> gone = previous.filesNotIn(next);
         for (SSTableReader file : gone) {
             if (deleteDropped && file.unlist()) { // a file a split shared stays while a sibling lists it
@@ -1128,7 +1132,7 @@ final class Region {
         publish(v -> {
             List<MemTable> flushing = new ArrayList<>(v.flushing());
             flushing.add(frozen);
-            return new View(newMemTable(frozen.rowCount()), flushing, v.files());
+            return new View(newMemTable(frozen.rowCount(), frozen.bytes()), flushing, v.files());
         }, false);
         return frozen;
     }

@@ -32,6 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -2042,27 +2043,10 @@ final class Store implements Closeable {
                         + options.writeStallFiles() + ") waiting for compaction";
             }
         }
-        // The memory counts frozen memtables too (they are freed once written), but the flush to
-        // ask for is of the largest *active* one: asking again for a region whose memtable is
-        // already being written out only queued a second flush of it, which froze the few
-        // kilobytes written since. In YCSB's load a third of all flushes were such files (under
-        // 1 MB, some of a few KB), and with them among its files a region's sizes never formed a
-        // tier, so every region was rewritten whole each time eight files had piled up.
-        long total = 0;
-        long totalActive = 0;
-        Region largest = null;
-        long largestActive = 0;
-        for (TableRegions table : tables.values()) {
-            for (Region r : table.regionArray()) {
-                total += r.memtableBytes();
-                long active = r.view().active().bytes();
-                totalActive += active;
-                if (active > largestActive) {
-                    largest = r;
-                    largestActive = active;
-                }
-            }
-        }
+        MemtableTotals totals = memtableTotals();
+        long total = totals.all();
+        long totalActive = totals.active();
+        Region largest = totals.largest();
         if (total >= options.memtableMemoryLimit()) {
             if (largest != null) {
                 requestFlush(largest);
@@ -2074,6 +2058,90 @@ final class Store implements Closeable {
             requestFlush(largest);
         }
         return null;
+    }
+
+    /**
+     * The memtables' bytes over every region of every table: all of them ({@code all}, frozen ones
+     * included, since they are freed only once written), the active ones, and the region whose
+     * active memtable is the largest, to flush. The flush asked for is of the largest *active*
+     * memtable: asking again for a region whose memtable was already being written out only
+     * queued a second flush of it, which froze the few kilobytes written since. In YCSB's load a
+     * third of all flushes were such files (under 1 MB, some of a few KB), and with them among its
+     * files a region's sizes never formed a tier, so every region was rewritten whole each time
+     * eight files had piled up.
+     */
+    private record MemtableTotals(long all, long active, Region largest, long summedAt) {}
+
+    /** The last {@link MemtableTotals}; null once a region's memtables changed ({@link #memtablesChanged}). */
+    private volatile MemtableTotals memtableTotals;
+    /** Held by the one writer summing the totals again; the others use the last ones meanwhile. */
+    private final AtomicBoolean summingMemtables = new AtomicBoolean();
+    /** How old totals a write may go by: what writers add in this time is all they can overshoot by. */
+    static final long MEMTABLE_TOTALS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * The memtables' totals, summed again when older than {@link #MEMTABLE_TOTALS_MAX_AGE_NANOS}
+     * or after a region published a new view (a memtable frozen or written out).
+     *
+     * <p>Why not a sum per write: every write asks, and the sum walks every region. With 512
+     * regions it was a fifth of all samples of {@code RegionCountPutBenchmark} and held puts to
+     * 61,000 a second against 165,000 with one region; HBase users run hundreds of regions a
+     * server. Once a millisecond, a sum costs the same whatever the write rate, and the limits
+     * it guards are tens or hundreds of megabytes, far above what writers add in a millisecond.
+     */
+    private MemtableTotals memtableTotals() {
+        MemtableTotals last = memtableTotals;
+        long now = System.nanoTime();
+        if (last != null && (now - last.summedAt() < MEMTABLE_TOTALS_MAX_AGE_NANOS
+                || !summingMemtables.compareAndSet(false, true))) {
+            return last; // fresh, or another writer is summing them now
+        }
+        boolean mine = last != null; // with none to fall back on, every writer sums
+        try {
+            long all = 0;
+            long active = 0;
+            Region largest = null;
+            long largestActive = 0;
+            for (TableRegions table : tables.values()) {
+                for (Region r : table.regionArray()) {
+                    all += r.memtableBytes();
+                    long bytes = r.view().active().bytes();
+                    active += bytes;
+                    if (bytes > largestActive) {
+                        largest = r;
+                        largestActive = bytes;
+                    }
+                }
+            }
+            MemtableTotals totals = new MemtableTotals(all, active, largest, now);
+            memtableTotals = totals;
+            return totals;
+        } finally {
+            if (mine) {
+                summingMemtables.set(false);
+            }
+        }
+    }
+
+    /** A region published a new view: the next write sums the memtables again. */
+    void memtablesChanged() {
+        memtableTotals = null;
+    }
+
+    /**
+     * The bytes a memtable starting now can expect to hold before it is flushed, which sizes its
+     * row filter: the flush size, unless the store has so many regions that its memory limit
+     * flushes memtables before they reach it, then the limit's share per region; and at least
+     * what the region's last memtable reached ({@code reached}), capped at the flush size.
+     * Asked on a memtable's first write, when a table made with many split keys has all of them.
+     */
+    long expectedMemtableBytes(long reached) {
+        long regions = 0;
+        for (TableRegions table : tables.values()) {
+            regions += table.regionArray().length;
+        }
+        long share = options.memtableMemoryLimit() / Math.max(1, regions);
+        return Math.min(options.memtableFlushSize(), Math.max(share, reached));
     }
 
     /**

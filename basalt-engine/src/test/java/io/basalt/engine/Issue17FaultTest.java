@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -478,24 +479,26 @@ class Issue17FaultTest {
      */
     @Test
     void aStallFlushesTheLargestActiveMemtableNotTheOneBeingWritten() throws Exception {
-        StoreOptions limited = options().withMemtableFlushSize(1 << 20).withMemtableMemoryLimit(7 << 18);
+        // Sizes far above a memtable's slabs (counted whole when made, up to 2 MiB each).
+        StoreOptions limited = options().withMemtableFlushSize(8 << 20).withMemtableMemoryLimit(14 << 20);
         try (Connection c = open(limited)) {
             List<String> tables = createTables(c, "t0", "t1", "idle");
             byte[] value = new byte[1000];
             byte[] f = "f".getBytes(StandardCharsets.UTF_8);
             byte[] q = "q".getBytes(StandardCharsets.UTF_8);
+            Region t0 = store(c).table("t0").regions().getFirst();
             FaultyDisk.Pause pause = disk.pauseNext(Place.FLUSH);
-            for (int i = 0; i < 1100; i++) { // t0 past its flush size: its flush is held while writing
+            for (int i = 0; t0.view().flushing().isEmpty() && i < 20_000; i++) { // t0 to its flush size: held while writing
                 c.table("t0").put(new Put(("a" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
             }
             pause.awaitReached();
             for (int i = 0; i < 10; i++) { // a few rows into t0's new memtable
                 c.table("t0").put(new Put(("b" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
             }
-            AtomicReference<Thread> writer = new AtomicReference<>();
+            AtomicBoolean stop = new AtomicBoolean();
             CompletableFuture<Void> wrote = CompletableFuture.runAsync(() -> {
-                writer.set(Thread.currentThread());
-                for (int i = 0; i < 900; i++) { // t1 until all memtables pass the limit (not its flush size): it stalls
+                // t1 until all memtables pass the limit (before its own flush size): it stalls
+                for (int i = 0; i < 20_000 && !stop.get(); i++) {
                     c.table("t1").put(new Put(("c" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
                 }
             });
@@ -503,6 +506,7 @@ class Issue17FaultTest {
             while (store(c).statistics().stalls() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
+            stop.set(true);
             assertThat(store(c).statistics().stalls()).as("the writer stalled").isPositive();
             pause.release();
             wrote.get(60, TimeUnit.SECONDS);
@@ -523,7 +527,9 @@ class Issue17FaultTest {
      */
     @Test
     void theLargestMemtableIsFlushedAheadOfTheMemoryLimitWithoutAStall() throws Exception {
-        long limit = 2 << 20;
+        // A limit whose last eighth (4 MiB) is above the largest step a memtable's count takes (a
+        // new 2 MiB slab), and above what writes add while the totals are a millisecond old.
+        long limit = 32 << 20;
         StoreOptions limited = options().withMemtableFlushSize(limit).withMemtableMemoryLimit(limit);
         try (Connection c = open(limited)) {
             createTables(c, "t0", "t1");
@@ -536,7 +542,7 @@ class Issue17FaultTest {
                 c.table("t0").put(new Put(("a" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
             }
             long flushedAt = -1;
-            for (int i = 0; i < 2000 && flushedAt < 0; i++) { // t1 grows towards the limit, staying below t0
+            for (int i = 0; i < 40_000 && flushedAt < 0; i++) { // t1 grows towards the limit, staying below t0
                 long before = t0.memtableBytes() + t1.memtableBytes();
                 c.table("t1").put(new Put(("b" + i).getBytes(StandardCharsets.UTF_8)).addColumn(f, q, value)).join();
                 if (t0.view().active().bytes() == 0) { // t0's memtable was frozen for a flush
@@ -545,7 +551,8 @@ class Issue17FaultTest {
             }
             assertThat(flushedAt).as("t0 was flushed while t1 was written").isPositive();
             assertThat(flushedAt).as("memtable bytes when it was asked for")
-                    .isGreaterThanOrEqualTo(Store.flushAheadBytes(limit) - 2 * 1100).isLessThan(limit);
+                    .isGreaterThanOrEqualTo(Store.flushAheadBytes(limit) - MemTable.SLAB_SIZE - 2 * 1100)
+                    .isLessThan(limit);
             await(store(c).flushAsync(t1)); // after t0's, on the same flusher thread
             assertThat(store(c).statistics().stalls()).as("no writer stalled").isZero();
             assertThat(t0.view().files().getOrDefault("f", List.of())).hasSize(1);

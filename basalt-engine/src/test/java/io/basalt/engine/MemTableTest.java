@@ -535,14 +535,15 @@ class MemTableTest {
      * A YCSB record (ten columns of 100-byte values) is charged its encoding and little more: the
      * entry and column of each version, not a kept view of it, so a memtable of a given size holds
      * as many records as its bytes allow. (With a view per version, and the charges that counted
-     * it, a cell cost more than twice its encoding.)
+     * it, a cell cost more than twice its encoding.) Encodings are charged with their slabs, whole,
+     * so the memtable holds 16 MB here, where the last slab's free part is at most an eighth.
      */
     @Test
     void aRecordIsChargedLittleMoreThanItsEncoding() {
-        MemTable memtable = new MemTable();
+        MemTable memtable = new MemTable(1L << 20);
         long encoded = 0;
         long sequence = 0;
-        for (int r = 0; r < 1000; r++) {
+        for (int r = 0; r < 10_000; r++) {
             List<EncodedCell> cells = new ArrayList<>();
             for (int f = 0; f < 10; f++) {
                 byte[] value = new byte[100];
