@@ -2043,7 +2043,12 @@ final class Store implements Closeable {
                         + options.writeStallFiles() + ") waiting for compaction";
             }
         }
-        MemtableTotals totals = memtableTotals();
+        MemtableTotals totals = memtableTotals(false);
+        if (totals.all() >= options.memtableMemoryLimit()) {
+            // A stall waits up to 100 ms at a time: decide it on a fresh sum, never on one taken
+            // before a flush freed memory (a sum racing the flush's publish can be).
+            totals = memtableTotals(true);
+        }
         long total = totals.all();
         long totalActive = totals.active();
         Region largest = totals.largest();
@@ -2080,8 +2085,9 @@ final class Store implements Closeable {
     static final long MEMTABLE_TOTALS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
-     * The memtables' totals, summed again when older than {@link #MEMTABLE_TOTALS_MAX_AGE_NANOS}
-     * or after a region published a new view (a memtable frozen or written out).
+     * The memtables' totals, summed again when {@code fresh}, when older than
+     * {@link #MEMTABLE_TOTALS_MAX_AGE_NANOS}, or after a region published a new view (a memtable
+     * frozen or written out).
      *
      * <p>Why not a sum per write: every write asks, and the sum walks every region. With 512
      * regions it was a fifth of all samples of {@code RegionCountPutBenchmark} and held puts to
@@ -2089,14 +2095,14 @@ final class Store implements Closeable {
      * server. Once a millisecond, a sum costs the same whatever the write rate, and the limits
      * it guards are tens or hundreds of megabytes, far above what writers add in a millisecond.
      */
-    private MemtableTotals memtableTotals() {
+    private MemtableTotals memtableTotals(boolean fresh) {
         MemtableTotals last = memtableTotals;
         long now = System.nanoTime();
-        if (last != null && (now - last.summedAt() < MEMTABLE_TOTALS_MAX_AGE_NANOS
+        if (!fresh && last != null && (now - last.summedAt() < MEMTABLE_TOTALS_MAX_AGE_NANOS
                 || !summingMemtables.compareAndSet(false, true))) {
-            return last; // fresh, or another writer is summing them now
+            return last; // recent, or another writer is summing them now
         }
-        boolean mine = last != null; // with none to fall back on, every writer sums
+        boolean mine = !fresh && last != null; // asked fresh, or with none to fall back on, a writer sums alone
         try {
             long all = 0;
             long active = 0;
