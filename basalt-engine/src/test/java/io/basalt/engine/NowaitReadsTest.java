@@ -53,7 +53,7 @@ class NowaitReadsTest {
     }
 
     @Test
-    void readsWhatTheOsHoldsAndRefusesWhatItDoesNot() throws IOException {
+    void readsWhatTheOsHoldsAndRefusesWhatItDoesNot() throws IOException, InterruptedException {
         try (Disk.ReadableFile reader = LocalDisk.INSTANCE.open(file)) {
             ByteBuffer into = ByteBuffer.allocateDirect(16 * 1024);
             into.position(100).limit(100 + 4096);
@@ -62,9 +62,18 @@ class NowaitReadsTest {
             assertThat(into.position()).as("filled to its limit").isEqualTo(4196);
             assertThat(bytes(into, 100, 4096)).isEqualTo(java.util.Arrays.copyOfRange(content, 50_000, 54_096));
 
-            assertThat(NowaitReads.dropCached(file)).isTrue();
-            into.clear().limit(16 * 1024);
-            assertThat(reader.readIfCached(into, 100_000)).as("the pages were dropped").isFalse();
+            // POSIX_FADV_DONTNEED is advice: pages still under the read-ahead's I/O stay cached
+            // (once in a full test run here), so it is asked again, a bounded number of times.
+            boolean refused = false;
+            for (int attempt = 0; attempt < 20 && !refused; attempt++) {
+                if (attempt > 0) {
+                    Thread.sleep(25);
+                }
+                assertThat(NowaitReads.dropCached(file)).isTrue();
+                into.clear().limit(16 * 1024);
+                refused = !reader.readIfCached(into, 100_000);
+            }
+            assertThat(refused).as("the pages were dropped").isTrue();
             assertThat(into.position()).as("a refused read leaves the position").isZero();
             reader.read(into, 100_000); // the ordinary read fetches them ...
             into.clear().limit(16 * 1024);
