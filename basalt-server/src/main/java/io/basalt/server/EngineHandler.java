@@ -884,7 +884,7 @@ public final class EngineHandler implements RequestHandler {
     }
 
     private void openScanner(ServerConnection c, long requestId, AsyncTable table, Scan scan) {
-        ServerScanner s;
+        ServerScanner s = null;
         List<Result> batch = new ArrayList<>();
         boolean more;
         try {
@@ -903,6 +903,9 @@ public final class EngineHandler implements RequestHandler {
             }
             more = s.next(0, batch);
         } catch (RuntimeException e) {
+            if (s != null) {
+                s.cancel(); // its first batch failed: the client never learns its id, so nobody could close it
+            }
             c.fail(requestId, OpCode.SCAN_OPEN, e);
             return;
         }

@@ -423,6 +423,52 @@ class ScannerLeaseTest {
         await(() -> opens(hog), "a closed scanner to give its place back");
     }
 
+    /**
+     * A scan whose first batch fails never tells the client its scanner's id, so the client cannot
+     * close it: the server closes it at once, rather than holding it (and one of the connection's
+     * places) until its lease runs out.
+     */
+    @Test
+    void aScannerWhoseFirstBatchFailedIsClosedAtOnce() throws Exception {
+        EngineHandler[] handler = new EngineHandler[1];
+        AtomicInteger open = new AtomicInteger();
+        try (BasaltServer server = BasaltServer.start(ServerConfig.builder().port(0).dataDir(dir).ioThreads(2)
+                .scannerLease(Duration.ofMinutes(10)).maxScannersPerConnection(1).build(),
+                c -> handler[0] = EngineHandler.over(new HookedStore(Basalt.open(c.dataDir(), c.store()),
+                        (table, method, args) -> method.getName().equals("scanner")
+                                ? failing(table.scanner((Scan) args[0]), open)
+                                : HookedStore.pass(table, method, args)), c));
+             Connection client = connect(server)) {
+            load(client, rows(5), 1);
+            for (int i = 0; i < 3; i++) { // with one place per connection, a scanner left open refuses the next
+                try (ResultScanner s = client.table("t").scanner(new Scan())) {
+                    assertThatThrownBy(s::next).hasMessageContaining("the disk is gone");
+                }
+                await(() -> handler[0].openScanners() == 0 && open.get() == 0, "the failed scanner to close");
+            }
+        }
+    }
+
+    /** A store scanner whose every {@code next()} fails; counts those not yet closed. */
+    private static ResultScanner failing(ResultScanner scanner, AtomicInteger open) {
+        open.incrementAndGet();
+        AtomicBoolean closed = new AtomicBoolean();
+        return new ResultScanner() {
+            @Override
+            public Result next() {
+                throw new IllegalStateException("the disk is gone");
+            }
+
+            @Override
+            public void close() {
+                if (closed.compareAndSet(false, true)) {
+                    open.decrementAndGet();
+                }
+                scanner.close();
+            }
+        };
+    }
+
     @Test
     void scannersLeftOpenGiveTheirPlacesBackWhenTheirLeaseRunsOut() throws Exception {
         EngineHandler[] handler = new EngineHandler[1];
