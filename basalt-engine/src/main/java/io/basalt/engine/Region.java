@@ -917,7 +917,11 @@ final class Region {
         }
         long readPoint = fixedReadPoint >= 0 ? fixedReadPoint : store.mvcc().readPoint(); // after the view: see get
         try {
-            InternalIterator merged = sources.size() == 1 ? sources.getFirst() : new MergingIterator(sources);
+            // A merge even of one source: readRow's calls then always meet the one final class,
+            // which the compiler binds directly. Handing it a lone file or memtable iterator made
+            // those calls see three classes once gets and scans had both run (a megamorphic
+            // dispatch on every cell: 6% of a short-scan workload's samples after reads of one file).
+            MergingIterator merged = new MergingIterator(sources);
             merged.seek(rowKey);
             long now = store.clock().getAsLong();
             byte[][] nameBytes = familyNameBytes;

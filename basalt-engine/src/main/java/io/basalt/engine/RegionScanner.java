@@ -362,7 +362,7 @@ final class RegionScanner implements AutoCloseable {
      *     merge is left inside the row; the decision is the filter's {@code rowDecision()}) and
      *     the row is not read through
      */
-    static List<Cell> readRow(InternalIterator merged, byte[] row, byte[][] familyNames, Visibility[] visibility,
+    static List<Cell> readRow(MergingIterator merged, byte[] row, byte[][] familyNames, Visibility[] visibility,
                               NavigableMap<byte[], NavigableSet<byte[]>> columns, TimeRange timeRange, int maxVersions,
                               ScanFilter filter, boolean[] closedFamilies, byte[][] seekRows, boolean reversed,
                               boolean keyJudged, boolean readRejected) {
@@ -561,7 +561,7 @@ final class RegionScanner implements AutoCloseable {
      * up to a later column of the family, or the rest of the family. False when the merge has not
      * moved (the reader then goes on as without the filter).
      */
-    private static boolean skipByFilter(InternalIterator merged, byte[] row, EncodedCell cell, int level, byte[] hint) {
+    private static boolean skipByFilter(MergingIterator merged, byte[] row, EncodedCell cell, int level, byte[] hint) {
         byte[] family = cell.familyBytes();
         // Family markers sort in the empty qualifier's column and mask every later column, so
         // nothing is sought over from there: the reader steps on instead.
@@ -594,7 +594,7 @@ final class RegionScanner implements AutoCloseable {
      * key to build, every source moved) cost a value-filter scan twice its time where a step
      * reaches the next row.
      */
-    private static void leaveFamily(InternalIterator merged, byte[] row, EncodedCell cell) {
+    private static void leaveFamily(MergingIterator merged, byte[] row, EncodedCell cell) {
         merged.next();
         if (!merged.valid()) {
             return;
@@ -666,7 +666,7 @@ final class RegionScanner implements AutoCloseable {
      * itself (a heap comparison per step) cost more than it saved: 8 steps gave 72k reads/s in C
      * after A, 1 step 83k.
      */
-    private static void skipColumn(InternalIterator merged, byte[] row, EncodedCell column) {
+    private static void skipColumn(MergingIterator merged, byte[] row, EncodedCell column) {
         for (int i = 0; i < STEPS_BEFORE_SEEK; i++) {
             if (!merged.valid() || !merged.cell().sameColumn(column)) {
                 return;

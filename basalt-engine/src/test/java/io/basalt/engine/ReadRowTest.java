@@ -44,9 +44,10 @@ class ReadRowTest {
 
     private static List<String> read(ListSource source, NavigableMap<byte[], NavigableSet<byte[]>> columns,
                                      int maxVersions) {
-        source.seek(SeekKey.firstOnRow(ROW));
+        MergingIterator merged = new MergingIterator(List.of(source));
+        merged.seek(SeekKey.firstOnRow(ROW));
         FamilyDescriptor family = FAMILY.withMaxVersions(Math.max(1, maxVersions));
-        List<Cell> cells = RegionScanner.readRow(source, ROW, new byte[][] {Bytes.utf8("f")}, new Visibility[] {new Visibility(Long.MAX_VALUE, family, 0)}, columns,
+        List<Cell> cells = RegionScanner.readRow(merged, ROW, new byte[][] {Bytes.utf8("f")}, new Visibility[] {new Visibility(Long.MAX_VALUE, family, 0)}, columns,
                 TimeRange.ALL, maxVersions, null, null, null, false, false, false);
         return cells.stream().map(c -> new String(c.qualifierBytes()) + "@" + c.timestamp() + "=" + new String(c.valueBytes()))
                 .toList();
