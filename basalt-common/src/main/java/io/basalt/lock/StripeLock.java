@@ -1,5 +1,7 @@
 package io.basalt.lock;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /**
@@ -50,11 +52,11 @@ final class StripeLock extends AbstractQueuedSynchronizer {
      * the queue. Changed only by writers that found the lock taken.
      */
     private volatile int writersWaiting;
-    private static final java.lang.invoke.VarHandle WRITERS_WAITING;
+    private static final VarHandle WRITERS_WAITING;
 
     static {
         try {
-            WRITERS_WAITING = java.lang.invoke.MethodHandles.lookup()
+            WRITERS_WAITING = MethodHandles.lookup()
                     .findVarHandle(StripeLock.class, "writersWaiting", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);

@@ -174,11 +174,19 @@ public final class RpcClient implements AutoCloseable {
         return slots.length() == 1 ? 0 : Math.floorMod(next.getAndIncrement(), slots.length());
     }
 
-    /** {@link #call(OpCode, String, Consumer, Function)} on connection slot {@code slot} ({@link #nextSlot}). */
+    /**
+     * {@link #call(OpCode, String, Consumer, Function)} on connection slot {@code slot}, a value
+     * {@link #nextSlot} gave.
+     *
+     * @throws IllegalArgumentException if {@code slot} is negative
+     */
     public <T> CompletableFuture<T> callOn(int slot, OpCode op, String what, Consumer<ByteBuf> body,
                                            Function<ByteBuf, T> decoder) {
+        if (slot < 0) {
+            throw new IllegalArgumentException("connection slot " + slot + " is negative; take one from nextSlot()");
+        }
         Call<T> call = new Call<>(op, what, 256, body, decoder);
-        call.slot = slot < 0 ? -1 : Math.floorMod(slot, slots.length());
+        call.slot = Math.floorMod(slot, slots.length());
         attempt(call);
         return call.future;
     }
