@@ -72,6 +72,14 @@ interface Disk {
     /** Opens an existing file for writing at its end. */
     WritableFile append(Path path, Purpose purpose) throws IOException;
 
+    /**
+     * Opens an existing file for writing over it from its start, keeping its bytes until they are
+     * written over: the log's recycled segments. {@link WritableFile#size} then counts the bytes
+     * written so far, not the file's length, and {@link WritableFile#truncate} cuts the file,
+     * stale bytes and all, to at most that.
+     */
+    WritableFile reuse(Path path, Purpose purpose) throws IOException;
+
     /** Opens a file for reading. */
     ReadableFile open(Path path) throws IOException;
 

@@ -44,7 +44,7 @@ final class LocalDisk implements Disk {
             if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 throw new java.nio.file.FileAlreadyExistsException(path.toString());
             }
-            return new LogWriter(path);
+            return new LogWriter(path, false);
         }
         return new Writer(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     }
@@ -55,11 +55,22 @@ final class LocalDisk implements Disk {
             if (!Files.exists(path)) {
                 throw new java.nio.file.NoSuchFileException(path.toString());
             }
-            return new LogWriter(path);
+            return new LogWriter(path, false);
         }
         FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
         channel.position(channel.size());
         return new Writer(path, channel);
+    }
+
+    @Override
+    public WritableFile reuse(Path path, Purpose purpose) throws IOException {
+        if (purpose != Purpose.WAL) {
+            throw new UnsupportedOperationException("only log segments are written over: " + path);
+        }
+        if (!Files.exists(path)) {
+            throw new java.nio.file.NoSuchFileException(path.toString());
+        }
+        return new LogWriter(path, true);
     }
 
     @Override
@@ -118,13 +129,17 @@ final class LocalDisk implements Disk {
     private static final class LogWriter implements WritableFile {
         private final Path path;
         private final RandomAccessFile file;
-        /** Written by the writing thread; volatile for a force on another (the log's timed force runs beside writes). */
+        /**
+         * Bytes written from the start (the file's length, unless it is written over from its
+         * start: {@link Disk#reuse}). Written by the writing thread; volatile for a force on
+         * another (the log's timed force runs beside writes).
+         */
         private volatile long size;
 
-        LogWriter(Path path) throws IOException {
+        LogWriter(Path path, boolean fromStart) throws IOException {
             this.path = path;
             this.file = new RandomAccessFile(path.toFile(), "rw");
-            this.size = file.length();
+            this.size = fromStart ? 0 : file.length();
             file.seek(size);
         }
 

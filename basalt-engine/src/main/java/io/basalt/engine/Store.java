@@ -265,7 +265,7 @@ final class Store implements Closeable {
                     }
                 }
             }
-            log = new WriteAheadLog.Replayed(lastSequence, log.segments(), log.nextSegmentId());
+            log = new WriteAheadLog.Replayed(lastSequence, log.segments(), log.nextSegmentId(), log.free());
             this.mvcc = new Mvcc(lastSequence);
             this.readPoints = new ReadPoints(mvcc::readPoint);
             this.wal = replica ? null : WriteAheadLog.open(directory.resolve("wal"), options, mvcc, log, disk,

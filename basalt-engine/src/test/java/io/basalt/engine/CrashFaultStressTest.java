@@ -95,6 +95,8 @@ class CrashFaultStressTest {
     private long unknown;
     /** Splits and merges that completed, to show the rounds did some. */
     private final java.util.concurrent.atomic.AtomicLong splits = new java.util.concurrent.atomic.AtomicLong();
+    /** Log segments written over retired ones, all rounds together: the recycling path must be taken. */
+    private final java.util.concurrent.atomic.AtomicLong recycled = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong merges = new java.util.concurrent.atomic.AtomicLong();
 
     @Test
@@ -132,10 +134,15 @@ class CrashFaultStressTest {
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         System.out.printf("crash-and-fault: %d rounds (%d power losses) in %d s, seed %d; writes acknowledged %d,"
-                + " failed %d, in flight at a power loss %d; %d splits and %d merges done; faults injected %s%n",
-                round, crashes, seconds, seed, acknowledged, failed, unknown, splits.get(), merges.get(), injected);
+                + " failed %d, in flight at a power loss %d; %d splits and %d merges done; %d log segments"
+                + " recycled; faults injected %s%n", round, crashes, seconds, seed, acknowledged, failed, unknown,
+                splits.get(), merges.get(), recycled.get(), injected);
         if (round >= 50 && (splits.get() == 0 || merges.get() == 0)) {
             throw new AssertionError("no split or no merge completed in " + round + " rounds (seed " + seed + ")");
+        }
+        if (round >= 50 && recycled.get() == 0) {
+            throw new AssertionError("no log segment was written over a retired one in " + round + " rounds (seed "
+                    + seed + ")");
         }
         for (var e : injected.entrySet()) {
             if (e.getValue() == 0) {
@@ -195,6 +202,7 @@ class CrashFaultStressTest {
         if (admin.isAlive()) {
             throw new AssertionError("the admin thread is stuck in " + List.of(admin.getStackTrace()));
         }
+        recycled.addAndGet(store.wal().recycled());
         try {
             connection.close();
         } catch (RuntimeException e) {

@@ -33,8 +33,10 @@ import java.util.stream.Stream;
  * later operation fail (as a machine that stopped); after the store is closed,
  * {@link #loseUnsynced} changes the files on disk to what a power loss could leave: every file
  * is cut somewhere between its forced length and its end, files and directories whose entries were
- * never forced vanish, and an unforced rename is undone. Not simulated: deletions that were not
- * forced coming back, and reordering of forced writes.
+ * never forced vanish, and an unforced rename is undone. A file written over from its start
+ * ({@link #reuse}) keeps its new bytes up to somewhere between its forced length and what was
+ * written, and its old bytes from there on. Not simulated: deletions that were not forced coming
+ * back, and reordering of forced writes.
  */
 final class FaultyDisk implements Disk {
 
@@ -78,6 +80,11 @@ final class FaultyDisk implements Disk {
         long forced;
         long size;
         boolean entryForced;
+        /**
+         * A file written over from its start ({@link #reuse}): its bytes before, which a power
+         * loss leaves wherever the new ones were not forced; null for other files.
+         */
+        byte[] overwritten;
     }
 
     private final Disk real = LocalDisk.INSTANCE;
@@ -252,6 +259,27 @@ final class FaultyDisk implements Disk {
     }
 
     @Override
+    public WritableFile reuse(Path path, Purpose purpose) throws IOException {
+        Fault fault = fault(writePlace(purpose));
+        if (fault != null) {
+            throw error(fault, writePlace(purpose), path);
+        }
+        byte[] before = Files.readAllBytes(path);
+        WritableFile file = real.reuse(path, purpose);
+        synchronized (this) {
+            FileState state = files.computeIfAbsent(path, p -> { // there before: on disk for good
+                FileState s = new FileState();
+                s.entryForced = true;
+                return s;
+            });
+            state.forced = 0;
+            state.size = 0;
+            state.overwritten = before;
+        }
+        return new Tracked(file, purpose);
+    }
+
+    @Override
     public ReadableFile open(Path path) throws IOException {
         return real.open(path);
     }
@@ -419,6 +447,10 @@ final class FaultyDisk implements Disk {
                 if (state != null) {
                     state.size = file.size();
                     state.forced = Math.min(state.forced, file.size());
+                    if (state.overwritten != null && state.overwritten.length > state.size) {
+                        // the cut is forced: the old bytes past it are gone for good
+                        state.overwritten = java.util.Arrays.copyOf(state.overwritten, (int) state.size);
+                    }
                 }
             }
         }
@@ -446,6 +478,21 @@ final class FaultyDisk implements Disk {
         dead = true;
     }
 
+    /** A file written over from its start: new bytes to a cut between forced and written, the old ones after. */
+    private static void loseOverwritten(Path path, FileState state, SplittableRandom random) throws IOException {
+        long written = state.size;
+        long keep = state.forced >= written ? written : state.forced + random.nextLong(written - state.forced + 1);
+        byte[] old = state.overwritten;
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            if (keep < old.length) {
+                ch.write(ByteBuffer.wrap(old, (int) keep, old.length - (int) keep), keep);
+                ch.truncate(old.length);
+            } else {
+                ch.truncate(keep);
+            }
+        }
+    }
+
     /**
      * Leaves on disk what a power loss could have (see the class comment), choosing cut points
      * with {@code random}, then brings the disk back with everything on it counted as forced.
@@ -464,6 +511,10 @@ final class FaultyDisk implements Disk {
             }
             if (!state.entryForced) {
                 Files.delete(path);
+                continue;
+            }
+            if (state.overwritten != null) {
+                loseOverwritten(path, state, random);
                 continue;
             }
             long size = Files.size(path);

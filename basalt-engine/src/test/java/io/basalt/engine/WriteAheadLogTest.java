@@ -32,8 +32,12 @@ class WriteAheadLogTest {
     }
 
     private WriteAheadLog open(Mvcc mvcc) throws IOException {
-        WriteAheadLog.Replayed replayed = WriteAheadLog.replay(dir, options.walCorruption(), e -> {});
-        return WriteAheadLog.open(dir, options, mvcc, replayed);
+        return open(mvcc, options);
+    }
+
+    private WriteAheadLog open(Mvcc mvcc, StoreOptions with) throws IOException {
+        WriteAheadLog.Replayed replayed = WriteAheadLog.replay(dir, with.walCorruption(), e -> {});
+        return WriteAheadLog.open(dir, with, mvcc, replayed);
     }
 
     private List<WalRecordLayout.Entry> replay(WalCorruptionPolicy policy) throws IOException {
@@ -50,6 +54,20 @@ class WriteAheadLogTest {
                 durable.add(wal.append(7, row(i)).durable());
             }
             CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Appends records {@code from} to {@code to} in waves of fifty, each waited for, so that no
+     * batch is much larger than a wave and segments roll at about their size (64 KiB, ~1,200 records).
+     */
+    private static void appendInWaves(WriteAheadLog wal, int from, int to) throws Exception {
+        CompletableFuture<Void> last = null;
+        for (int i = from; i <= to; i++) {
+            last = wal.append(1, row(i)).durable();
+            if ((i - from) % 50 == 49 || i == to) {
+                last.get(30, TimeUnit.SECONDS);
+            }
         }
     }
 
@@ -218,19 +236,197 @@ class WriteAheadLogTest {
     }
 
     @Test
-    void retiredSegmentsAreDeleted() throws Exception {
+    void retiredSegmentsAreKeptToBeWrittenOverUpToALimitAndTheRestDeleted() throws Exception {
         Mvcc mvcc = new Mvcc(0);
         try (WriteAheadLog wal = open(mvcc)) {
-            CompletableFuture<Void> last = null;
-            for (int i = 1; i <= 2000; i++) {
-                last = wal.append(1, row(i)).durable();
-            }
-            last.get(30, TimeUnit.SECONDS);
+            appendInWaves(wal, 1, 9000);
             int before = wal.segmentFiles().size();
-            wal.retireUpTo(2000);
-            assertThat(before).isGreaterThan(1);
+            wal.retireUpTo(9000);
+            assertThat(before).isGreaterThan(WriteAheadLog.MAX_FREE + 1);
             assertThat(wal.segmentFiles()).hasSize(1);
+            assertThat(wal.freeFiles()).hasSize(WriteAheadLog.MAX_FREE);
         }
+        try (var files = Files.list(dir)) {
+            assertThat(files.count()).as("one segment and the free files; the other retired ones deleted")
+                    .isEqualTo(1 + WriteAheadLog.MAX_FREE);
+        }
+    }
+
+    /**
+     * Rolls write over retired segments, whose earlier records (with good checksums of their own)
+     * then lie past the new segment's last record: replay returns only what was written since,
+     * in order, and a reopened log goes on from there. Without the salted checksums the stale
+     * records read as records, and replay returns old sequence numbers after new ones.
+     */
+    @Test
+    void recycledSegmentsReplayOnlyTheirOwnRecords() throws Exception {
+        Mvcc mvcc = new Mvcc(0);
+        java.util.Set<Object> freedFiles = new java.util.HashSet<>();
+        int lastWritten;
+        try (WriteAheadLog wal = open(mvcc)) {
+            appendInWaves(wal, 1, 9000);
+            wal.retireUpTo(9000);
+            assertThat(wal.freeFiles()).hasSize(WriteAheadLog.MAX_FREE);
+            for (Path free : wal.freeFiles()) {
+                freedFiles.add(Files.readAttributes(free, java.nio.file.attribute.BasicFileAttributes.class).fileKey());
+            }
+            // onto the first recycled file, a hundred records into it: the newest segment then ends
+            // early in a file that holds a whole segment of older records after them
+            int written = 9000;
+            while (wal.segmentFiles().size() < 2) {
+                appendInWaves(wal, written + 1, written + 20);
+                written += 20;
+            }
+            appendInWaves(wal, written + 1, written + 100);
+            lastWritten = written + 100;
+            assertThat(wal.freeFiles()).as("the roll took a free file").hasSize(WriteAheadLog.MAX_FREE - 1);
+            Path newestSegment = wal.segmentFiles().getLast();
+            assertThat(Files.readAttributes(newestSegment, java.nio.file.attribute.BasicFileAttributes.class).fileKey())
+                    .as("the newest segment is a free file written over").isIn(freedFiles);
+        }
+        Path newest;
+        try (var files = Files.list(dir)) {
+            newest = files.filter(p -> p.toString().endsWith(".wal")).sorted().toList().getLast();
+        }
+        byte[] newestBytes = Files.readAllBytes(newest);
+        java.lang.foreign.MemorySegment data = java.lang.foreign.MemorySegment.ofArray(newestBytes);
+        long[] ownEnd = {RecordLogLayout.HEADER_SIZE};
+        RecordLogLayout.ScanEnd end = RecordLogLayout.scan(data, RecordLogLayout.HEADER_SIZE,
+                (at, payload) -> ownEnd[0] = at + RecordLogLayout.RECORD_HEADER_SIZE + payload.byteSize());
+        assertThat(end.damaged()).isFalse();
+        assertThat(newestBytes.length - ownEnd[0]).as("the newest segment runs on with an earlier use's records")
+                .isGreaterThan(16 * 1024);
+        // and those are whole records, with checksums good for their own (older) salt
+        short v = RecordLogLayout.SALTED_VERSION;
+        int length = data.get(RecordLogLayout.U32, ownEnd[0] + RecordLogLayout.LENGTH_OFFSET);
+        int staleSalt = data.get(RecordLogLayout.U32, ownEnd[0] + RecordLogLayout.LENGTH_CRC_OFFSET);
+        assertThat(length).isBetween(1, 4096);
+        assertThat(java.util.stream.IntStream.rangeClosed(1, 20)
+                .filter(salt -> RecordLogLayout.lengthCrc(data, ownEnd[0], v, salt) == staleSalt).boxed().toList())
+                .as("an earlier segment's salt validates the record after the newest segment's last").hasSize(1);
+
+        List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
+
+        // the segment being written when the others retired, then everything after it, in order
+        long first = entries.getFirst().sequence();
+        assertThat(first).isBetween(2L, 9001L); // 9,001 when the segment holding 9,000 had rolled
+        assertThat(entries).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(first, lastWritten).boxed().toList());
+        for (WalRecordLayout.Entry entry : entries) {
+            assertThat(entry.cells()).isEqualTo(row((int) entry.sequence()));
+        }
+        Mvcc reopened = new Mvcc(lastWritten);
+        try (WriteAheadLog wal = open(reopened)) {
+            wal.append(1, row(lastWritten + 1)).durable().get(30, TimeUnit.SECONDS);
+        }
+        assertThat(replay(WalCorruptionPolicy.REFUSE)).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(first, lastWritten + 1).boxed().toList());
+    }
+
+    /** A roll off a recycled file cuts the earlier use's records after its own, so only the newest segment has a tail. */
+    @Test
+    void aRolledRecycledSegmentEndsAtItsLastRecord() throws Exception {
+        // segments of 128 KiB retired into free files, then written over by segments of 64 KiB
+        try (WriteAheadLog wal = open(new Mvcc(0), options.withWalSegmentSize(128 * 1024))) {
+            appendInWaves(wal, 1, 12000);
+            wal.retireUpTo(12000);
+            assertThat(wal.freeFiles()).hasSize(WriteAheadLog.MAX_FREE);
+        }
+        WriteAheadLog.Replayed found = WriteAheadLog.replay(dir, options.walCorruption(), e -> {});
+        // as a store does, sequence numbers go on from what its SSTables hold when the log holds none
+        try (WriteAheadLog wal = WriteAheadLog.open(dir, options, new Mvcc(12000), new WriteAheadLog.Replayed(12000,
+                found.segments(), found.nextSegmentId(), found.free()))) {
+            appendInWaves(wal, 12001, 16000);
+        }
+        List<Path> segments;
+        try (var files = Files.list(dir)) {
+            segments = files.filter(p -> p.toString().endsWith(".wal")).sorted().toList();
+        }
+        assertThat(segments).hasSizeGreaterThan(2);
+        for (Path segment : segments.subList(0, segments.size() - 1)) {
+            byte[] bytes = Files.readAllBytes(segment);
+            java.lang.foreign.MemorySegment data = java.lang.foreign.MemorySegment.ofArray(bytes);
+            RecordLogLayout.ScanEnd end = RecordLogLayout.scan(data, RecordLogLayout.HEADER_SIZE, (at, payload) -> {});
+            assertThat(end.damaged()).isFalse();
+            assertThat(end.torn()).as("%s has nothing after its last record", segment).isFalse();
+            assertThat(end.validEnd()).isEqualTo(bytes.length);
+        }
+        List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
+        long first = entries.getFirst().sequence();
+        assertThat(first).isBetween(2L, 12001L); // 12,001 when the segment holding 12,000 had rolled
+        assertThat(entries).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(first, 16000).boxed().toList());
+    }
+
+    /**
+     * A retired segment is offered to rolls only once its rename is durable: when the directory
+     * sync after the renames fails, the renamed files are deleted, and the log goes on.
+     */
+    @Test
+    void retiredSegmentsWhoseRenameIsNotDurableAreDeletedNotKept() throws Exception {
+        FaultyDisk disk = new FaultyDisk();
+        WriteAheadLog.Replayed replayed = WriteAheadLog.replay(dir, options.walCorruption(), e -> {}, disk);
+        try (WriteAheadLog wal = WriteAheadLog.open(dir, options, new Mvcc(0), replayed, disk,
+                new WriteAheadLog.Listener() {
+                    @Override
+                    public void failed(io.basalt.client.StoreReadOnlyException failure) { }
+
+                    @Override
+                    public void rolled() { }
+                })) {
+            appendInWaves(wal, 1, 6000);
+            assertThat(wal.segmentFiles()).hasSizeGreaterThan(2);
+            disk.failNext(FaultyDisk.Place.DIRECTORY_SYNC, FaultyDisk.Fault.IO_ERROR);
+            wal.retireUpTo(6000);
+            assertThat(disk.injected(FaultyDisk.Place.DIRECTORY_SYNC)).isEqualTo(1);
+            assertThat(wal.freeFiles()).isEmpty();
+            appendInWaves(wal, 6001, 6100);
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.filter(p -> p.toString().endsWith(".free")).toList()).isEmpty();
+        }
+        List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
+        assertThat(entries.getLast().sequence()).isEqualTo(6100);
+    }
+
+    /**
+     * A free file renamed to be the newest segment whose new header never landed (the process
+     * stopped in between) holds only the records of its earlier use: replay skips and removes
+     * it, and the numbers of later segments stay above every file's.
+     */
+    @Test
+    void aSegmentLeftMidwayThroughRecyclingIsSkipped() throws Exception {
+        write(3);
+        Path segment = onlySegment();
+        Path renamed = dir.resolve(String.format("%020d.wal", 2));
+        Files.copy(segment, renamed); // segment 1's header and records, under segment 2's name
+
+        assertThat(replay(WalCorruptionPolicy.REFUSE)).extracting(WalRecordLayout.Entry::sequence)
+                .containsExactly(1L, 2L, 3L);
+        assertThat(renamed).doesNotExist();
+    }
+
+    /** The same mismatch in a segment that is not the newest cannot come from recycling: it is damage. */
+    @Test
+    void aSegmentWithAnotherSegmentsSaltBeforeTheNewestIsRefused() throws Exception {
+        write(3);
+        Path segment = onlySegment();
+        Files.copy(segment, dir.resolve(String.format("%020d.wal", 2)));
+        Files.copy(segment, dir.resolve(String.format("%020d.wal", 3)));
+
+        assertThatThrownBy(() -> replay(WalCorruptionPolicy.SKIP_AND_REPORT))
+                .isInstanceOf(CorruptFileException.class).hasMessageContaining("salt of another segment");
+    }
+
+    @Test
+    void segmentNumbersStayAboveFreeFiles() throws Exception {
+        write(1);
+        Files.write(dir.resolve(String.format("%020d.free", 40)), new byte[100]);
+
+        WriteAheadLog.Replayed replayed = WriteAheadLog.replay(dir, WalCorruptionPolicy.REFUSE, e -> {});
+
+        assertThat(replayed.nextSegmentId()).isEqualTo(41);
+        assertThat(replayed.free()).containsExactly(dir.resolve(String.format("%020d.free", 40)));
     }
 
     /**
@@ -248,8 +444,8 @@ class WriteAheadLogTest {
         new java.util.SplittableRandom(17).nextBytes(torn);
         java.lang.foreign.MemorySegment header = java.lang.foreign.MemorySegment.ofArray(torn);
         header.set(RecordLogLayout.U32, RecordLogLayout.LENGTH_OFFSET, 16 << 20);
-        header.set(RecordLogLayout.U32, RecordLogLayout.LENGTH_CRC_OFFSET,
-                RecordLogLayout.crc(header, RecordLogLayout.LENGTH_OFFSET, 4));
+        header.set(RecordLogLayout.U32, RecordLogLayout.LENGTH_CRC_OFFSET, // the segment's salt: 1, its number
+                RecordLogLayout.lengthCrc(header, 0, RecordLogLayout.SALTED_VERSION, 1));
         Files.write(segment, torn, StandardOpenOption.APPEND);
 
         assertThat(replay(WalCorruptionPolicy.REFUSE)).hasSize(3);
@@ -267,7 +463,7 @@ class WriteAheadLogTest {
         assertThat(entries).extracting(WalRecordLayout.Entry::sequence).containsExactly(1L, 2L);
         assertThat(entries.get(1).cells()).isEqualTo(row(2));
         Mvcc mvcc = new Mvcc(2);
-        try (WriteAheadLog wal = open(mvcc)) { // appends go to a new segment, in version 2
+        try (WriteAheadLog wal = open(mvcc)) { // appends go to a new segment, in version 3
             wal.append(7, row(3)).durable().get(30, TimeUnit.SECONDS);
         }
         assertThat(replay(WalCorruptionPolicy.REFUSE)).extracting(WalRecordLayout.Entry::sequence)
