@@ -297,8 +297,8 @@ final class WriteAheadLog implements Closeable {
                     if (!end.damaged() && !(end.torn() && !last)) {
                         validEnd = end.validEnd();
                         if (end.torn()) {
-                            LOG.warn("Write-ahead log {} ends with a torn record at offset {}; the log ends there",
-                                    file, end.damageOffset());
+                            LOG.warn("Write-ahead log {} ends at offset {} with a torn record, or with what a recycled"
+                                    + " segment held before; the log ends there", file, end.damageOffset());
                         }
                         break;
                     }
@@ -1056,6 +1056,16 @@ final class WriteAheadLog implements Closeable {
             Thread.currentThread().interrupt();
         }
         if (file != null) {
+            if (fileReused && failure == null) {
+                // a clean close leaves no earlier use's records after the last one, so the next
+                // open has no tail to cut (and says nothing of one)
+                try {
+                    file.truncate(currentSize);
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Could not cut recycled write-ahead log segment {} to its {} bytes at close ({}); the"
+                            + " next open cuts it", current.path, currentSize, e.toString());
+                }
+            }
             file.close();
         }
     }

@@ -263,6 +263,8 @@ class WriteAheadLogTest {
         Mvcc mvcc = new Mvcc(0);
         java.util.Set<Object> freedFiles = new java.util.HashSet<>();
         int lastWritten;
+        Path newest;
+        byte[] newestBytes;
         try (WriteAheadLog wal = open(mvcc)) {
             appendInWaves(wal, 1, 9000);
             wal.retireUpTo(9000);
@@ -283,12 +285,9 @@ class WriteAheadLogTest {
             Path newestSegment = wal.segmentFiles().getLast();
             assertThat(Files.readAttributes(newestSegment, java.nio.file.attribute.BasicFileAttributes.class).fileKey())
                     .as("the newest segment is a free file written over").isIn(freedFiles);
+            newest = newestSegment;
+            newestBytes = Files.readAllBytes(newest); // as a kill -9 now would leave it
         }
-        Path newest;
-        try (var files = Files.list(dir)) {
-            newest = files.filter(p -> p.toString().endsWith(".wal")).sorted().toList().getLast();
-        }
-        byte[] newestBytes = Files.readAllBytes(newest);
         java.lang.foreign.MemorySegment data = java.lang.foreign.MemorySegment.ofArray(newestBytes);
         long[] ownEnd = {RecordLogLayout.HEADER_SIZE};
         RecordLogLayout.ScanEnd end = RecordLogLayout.scan(data, RecordLogLayout.HEADER_SIZE,
@@ -304,6 +303,8 @@ class WriteAheadLogTest {
         assertThat(java.util.stream.IntStream.rangeClosed(1, 20)
                 .filter(salt -> RecordLogLayout.lengthCrc(data, ownEnd[0], v, salt) == staleSalt).boxed().toList())
                 .as("an earlier segment's salt validates the record after the newest segment's last").hasSize(1);
+        assertThat(Files.size(newest)).as("a clean close cuts the earlier use's records off").isEqualTo(ownEnd[0]);
+        Files.write(newest, newestBytes); // the segment as a process killed before the close left it
 
         List<WalRecordLayout.Entry> entries = replay(WalCorruptionPolicy.REFUSE);
 
