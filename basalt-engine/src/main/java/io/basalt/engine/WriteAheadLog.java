@@ -351,6 +351,11 @@ final class WriteAheadLog implements Closeable {
                 replayed.segments(), replayed.free(), disk, listener);
     }
 
+    /** The file of segment {@code id}, or of the free file it became ({@link #FREE_SUFFIX}). */
+    private Path fileOf(long id, String suffix) {
+        return directory.resolve(String.format("%020d%s", id, suffix));
+    }
+
     private static long segmentId(Path file, String suffix) {
         String name = file.getFileName().toString();
         try {
@@ -366,7 +371,7 @@ final class WriteAheadLog implements Closeable {
      * directory synced before any record goes in. The caller has set {@link #salt} for it.
      */
     private void openSegment(long id) throws IOException {
-        Path path = directory.resolve(String.format("%020d%s", id, SUFFIX));
+        Path path = fileOf(id, SUFFIX);
         Path reused;
         synchronized (free) {
             reused = free.pollLast(); // the most recently retired: its pages are the likeliest cached
@@ -950,7 +955,7 @@ final class WriteAheadLog implements Closeable {
                 }
             }
             if (keep) {
-                Path to = directory.resolve(String.format("%020d%s", segment.id, FREE_SUFFIX));
+                Path to = fileOf(segment.id, FREE_SUFFIX);
                 try {
                     disk.replace(segment.path, to);
                 } catch (IOException | RuntimeException e) {
